@@ -1,0 +1,79 @@
+# hsspy - a sampling profiler for running GHC Haskell programs.
+#
+#   make            build ./hsspy
+#   make check      install missing Debian packages, build, run every test
+#   make demo       profile the bundled demo program (flame graph + report)
+#   make bench      overhead and pause figures
+#   make install    PREFIX=/usr/local DESTDIR=
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+
+VERSION := 0.1.0
+HS_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I. -MMD -MP -DHSSPY_VERSION='"$(VERSION)"'
+LDLIBS  := -lunwind-generic -lunwind -ldw -lelf -lz -lm
+
+B := build
+DIRS := sampler symbolizer haskell-stack out
+SRC := $(foreach d,$(DIRS),$(wildcard $(d)/*.c))
+OBJ := $(SRC:%.c=$(B)/%.o)
+LIBOBJ := $(filter-out $(B)/sampler/hsspy.o,$(OBJ))
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+WORKLOADS_C := $(wildcard tests/workloads/*.c)
+WORKLOAD_BIN := $(WORKLOADS_C:tests/workloads/%.c=$(B)/workloads/%)
+
+all: hsspy
+
+hsspy: $(OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HS_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/tests/%: tests/unit/%.c $(LIBOBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(HS_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
+
+# Test workloads: plain C programs with known call chains. Built without
+# frame pointers on purpose: the unwinder must use CFI, as on real systems.
+$(B)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread -o $@ $<
+
+deps:
+	@tests/deps.sh
+
+unit: $(UNIT_BIN)
+
+workloads: $(WORKLOAD_BIN)
+
+check: deps
+	@$(MAKE) --no-print-directory hsspy unit workloads
+	@tests/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory hsspy
+	@tests/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory hsspy workloads
+	@tests/bench.sh
+
+install: hsspy
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 hsspy $(DESTDIR)$(BINDIR)/hsspy
+	install -m 644 hsspy.1 $(DESTDIR)$(MANDIR)/man1/hsspy.1
+
+clean:
+	rm -rf $(B) hsspy
+
+.PHONY: all deps unit workloads check demo bench install clean
+
+-include $(OBJ:.o=.d) $(UNIT_BIN:=.d)

@@ -1,0 +1,71 @@
+#!/bin/bash
+# run.sh - run every test and print the tally.
+#
+# Unit tests are the binaries build/tests/test_*; functional tests are the
+# scripts tests/functional/*.sh. Both print one line per case:
+#   PASS: <test>: <case>
+#   FAIL: <test>: <case>: <why>
+#   SKIP: <test>: <case>: <why>
+# A test that dies without saying so counts as one failure. The last line is
+# "N passed, N failed, N skipped".
+#
+# Usage: tests/run.sh [SUBSTRING...]   (run only tests whose name contains one)
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+passed=0 failed=0 skipped=0
+
+selected() {
+    [ $# -eq 1 ] && return 0
+    local name=$1; shift
+    for pat in "$@"; do
+        case "$name" in *"$pat"*) return 0 ;; esac
+    done
+    return 1
+}
+
+run_one() { # name timeout command...
+    local name=$1 limit=$2; shift 2
+    local start=$SECONDS
+    : >"$log"
+    timeout --kill-after=10 "$limit" "$@" 2>"$log.err" | tee -a "$log" | grep -E '^(PASS|FAIL|SKIP):'
+    local rc=${PIPESTATUS[0]}
+    local p f s
+    p=$(grep -c '^PASS:' "$log"); f=$(grep -c '^FAIL:' "$log"); s=$(grep -c '^SKIP:' "$log")
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+            echo "FAIL: $name: timed out after ${limit}s"
+        else
+            echo "FAIL: $name: exited with status $rc without reporting a failure"
+        fi
+        sed 's/^/    /' "$log.err" | tail -n 20
+        f=1
+    elif [ "$f" -gt 0 ]; then
+        sed 's/^/    /' "$log.err" | tail -n 20
+    fi
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+    echo "      ($name: $((SECONDS - start))s)" >&2
+    rm -f "$log.err"
+}
+
+for t in build/tests/test_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    selected "$name" "$@" || continue
+    run_one "$name" 300 "$t"
+done
+for t in tests/functional/*.sh; do
+    [ -f "$t" ] || continue
+    name=$(basename "$t" .sh)
+    selected "$name" "$@" || continue
+    run_one "$name" 600 bash "$t"
+done
+
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]
