@@ -1,0 +1,171 @@
+/* hsspy.c - the command line: subcommands, options, help. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/writer.h"
+#include "sampler/log.h"
+#include "sampler/record.h"
+
+#ifndef HSSPY_VERSION
+#define HSSPY_VERSION "0.1.0"
+#endif
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: hsspy <command> [options]\n"
+            "\n"
+            "A sampling profiler for running GHC Haskell programs (and any native\n"
+            "x86_64 Linux process): attaches from outside with ptrace, no rebuild.\n"
+            "\n"
+            "commands:\n"
+            "  record    sample a process and write a profile\n"
+            "\n"
+            "  hsspy --help              this text\n"
+            "  hsspy record --help       options of record\n"
+            "  hsspy --version           the version\n");
+}
+
+static void record_usage(FILE *f)
+{
+    const struct writer *const *w = writer__all();
+    fprintf(f,
+            "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--threads] [--idle]\n"
+            "                    (-p PID | -- CMD [ARGS...])\n"
+            "\n"
+            "Sample every thread of a process and write a profile.\n"
+            "\n"
+            "  -p, --pid PID         attach to a running process\n"
+            "  -- CMD [ARGS...]      run CMD and profile it until it exits\n"
+            "  -F, --rate HZ         samples per second (default 99; jittered +-10%%)\n"
+            "  -d, --duration SECS   stop after SECS seconds (fractions allowed; default:\n"
+            "                        until Ctrl-C or the target exits)\n"
+            "  -o, --output FILE     write to FILE (default: standard output)\n"
+            "  -f, --format FORMAT   output format (default folded):\n");
+    for (size_t i = 0; w[i]; i++)
+        fprintf(f, "                          %-9s %s\n", w[i]->name, w[i]->help);
+    fprintf(f,
+            "      --threads         a root frame per OS thread: \"tid 1234 (comm)\"\n"
+            "      --idle            keep samples of idle threads (sleeping in the\n"
+            "                        kernel, state S or D); dropped by default\n"
+            "  -q, --quiet           no progress or informational messages\n"
+            "  -h, --help            this text\n"
+            "\n"
+            "Ctrl-C (or SIGTERM) stops the recording, detaches and writes the output.\n"
+            "The target keeps running whatever happens to hsspy.\n");
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"pid", required_argument, NULL, 'p'},
+        {"rate", required_argument, NULL, 'F'},
+        {"duration", required_argument, NULL, 'd'},
+        {"output", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, 'f'},
+        {"threads", no_argument, NULL, 'T'},
+        {"idle", no_argument, NULL, 'I'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct record_opts o = {
+        .rate_hz = 99,
+        .format = "folded",
+        .stack_bytes = 32 * 1024,
+    };
+    int c;
+    char *end;
+
+    optind = 1;
+    /* '+': stop at the first non-option, so `-- CMD -x` keeps CMD's options. */
+    while ((c = getopt_long(argc, argv, "+p:F:d:o:f:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': {
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno || *end || v <= 0 || v > 0x7fffffff) {
+                log__error("-p needs a process id, not '%s'", optarg);
+                return 2;
+            }
+            o.pid = (pid_t)v;
+            break;
+        }
+        case 'F':
+            if (parse_double(optarg, &o.rate_hz) < 0 || o.rate_hz < 0.1 || o.rate_hz > 10000) {
+                log__error("-F needs a rate between 0.1 and 10000 samples per second, not '%s'",
+                           optarg);
+                return 2;
+            }
+            break;
+        case 'd':
+            if (parse_double(optarg, &o.duration_s) < 0 || o.duration_s <= 0) {
+                log__error("-d needs a positive number of seconds, not '%s'", optarg);
+                return 2;
+            }
+            break;
+        case 'o': o.output = optarg; break;
+        case 'f':
+            if (!writer__find(optarg)) {
+                log__error("unknown format '%s' (see hsspy record --help)", optarg);
+                return 2;
+            }
+            o.format = optarg;
+            break;
+        case 'T': o.threads = true; break;
+        case 'I': o.idle = true; break;
+        case 'q': log__set_quiet(true); break;
+        case 'h': record_usage(stdout); return 0;
+        default:
+            fprintf(stderr, "Try 'hsspy record --help'.\n");
+            return 2;
+        }
+    }
+    if (optind < argc)
+        o.argv = argv + optind;
+    if (!o.pid == !o.argv) {
+        log__error(o.pid ? "give either -p PID or -- CMD, not both"
+                         : "nothing to profile: give -p PID or -- CMD [ARGS...]");
+        fprintf(stderr, "Try 'hsspy record --help'.\n");
+        return 2;
+    }
+    return record__run(&o);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("hsspy %s\n", HSSPY_VERSION);
+        return 0;
+    }
+    if (strcmp(argv[1], "record") == 0)
+        return cmd_record(argc - 1, argv + 1);
+    log__error("unknown command '%s'", argv[1]);
+    usage(stderr);
+    return 2;
+}

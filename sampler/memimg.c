@@ -1,0 +1,138 @@
+/* memimg.c - captured ranges of remote memory and bounds-checked reads. */
+#include "sampler/memimg.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int memimg__init(struct memimg *m, size_t bytes, size_t regions)
+{
+    memset(m, 0, sizeof *m);
+    m->buf = malloc(bytes ? bytes : 1);
+    m->reg = malloc((regions ? regions : 1) * sizeof *m->reg);
+    if (!m->buf || !m->reg) {
+        memimg__free(m);
+        return -ENOMEM;
+    }
+    m->size = bytes;
+    m->cap = regions;
+    return 0;
+}
+
+void memimg__free(struct memimg *m)
+{
+    free(m->buf);
+    free(m->reg);
+    memset(m, 0, sizeof *m);
+}
+
+void memimg__reset(struct memimg *m)
+{
+    m->used = 0;
+    m->n = 0;
+}
+
+uint8_t *memimg__add(struct memimg *m, uint64_t addr, size_t len)
+{
+    if (m->n == m->cap || len > m->size - m->used || len > UINT32_MAX)
+        return NULL;
+    if (addr + len < addr) /* wraps around the address space */
+        return NULL;
+    struct memimg_region *r = &m->reg[m->n++];
+    r->addr = addr;
+    r->len = (uint32_t)len;
+    r->off = (uint32_t)m->used;
+    m->used += len;
+    return m->buf + r->off;
+}
+
+void memimg__set_len(struct memimg *m, uint64_t addr, size_t len)
+{
+    for (size_t i = m->n; i-- > 0;) {
+        struct memimg_region *r = &m->reg[i];
+        if (r->addr != addr)
+            continue;
+        if (len < r->len) {
+            if (i == m->n - 1)
+                m->used = r->off + len; /* give the tail back */
+            r->len = (uint32_t)len;
+        }
+        return;
+    }
+}
+
+const uint8_t *memimg__ptr(const struct memimg *m, uint64_t addr, size_t len)
+{
+    /* Newest first: a later capture of the same range is the fresher one. */
+    for (size_t i = m->n; i-- > 0;) {
+        const struct memimg_region *r = &m->reg[i];
+        if (addr >= r->addr && addr - r->addr <= r->len &&
+            len <= r->len - (addr - r->addr))
+            return m->buf + r->off + (addr - r->addr);
+    }
+    return NULL;
+}
+
+int memimg__read(const struct memimg *m, uint64_t addr, void *out, size_t len)
+{
+    const uint8_t *p = memimg__ptr(m, addr, len);
+    if (!p)
+        return -EFAULT;
+    memcpy(out, p, len);
+    return 0;
+}
+
+int memimg__read_u64(const struct memimg *m, uint64_t addr, uint64_t *out)
+{
+    return memimg__read(m, addr, out, sizeof *out);
+}
+
+int memimg__save(const struct memimg *m, uint8_t **out, size_t *outlen)
+{
+    size_t total = 8;
+    for (size_t i = 0; i < m->n; i++)
+        total += 12 + m->reg[i].len;
+    uint8_t *p = malloc(total), *q = p;
+    if (!p)
+        return -ENOMEM;
+    memcpy(q, "HSMI", 4);
+    uint32_t n = (uint32_t)m->n;
+    memcpy(q + 4, &n, 4);
+    q += 8;
+    for (size_t i = 0; i < m->n; i++) {
+        memcpy(q, &m->reg[i].addr, 8);
+        memcpy(q + 8, &m->reg[i].len, 4);
+        memcpy(q + 12, m->buf + m->reg[i].off, m->reg[i].len);
+        q += 12 + m->reg[i].len;
+    }
+    *out = p;
+    *outlen = total;
+    return 0;
+}
+
+int memimg__load(struct memimg *m, const uint8_t *in, size_t inlen)
+{
+    uint32_t n;
+    size_t pos = 8;
+    if (inlen < 8 || memcmp(in, "HSMI", 4) != 0)
+        return -EINVAL;
+    memcpy(&n, in + 4, 4);
+    memimg__reset(m);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t addr;
+        uint32_t len;
+        if (inlen - pos < 12)
+            return -EINVAL;
+        memcpy(&addr, in + pos, 8);
+        memcpy(&len, in + pos + 8, 4);
+        pos += 12;
+        if (len > inlen - pos)
+            return -EINVAL;
+        uint8_t *dst = memimg__add(m, addr, len);
+        if (!dst)
+            return -ENOSPC;
+        memcpy(dst, in + pos, len);
+        pos += len;
+    }
+    return 0;
+}

@@ -1,0 +1,62 @@
+/* memimg.h - a memory image: ranges of the target's memory captured while it
+ * was stopped, read back later with bounds checks.
+ *
+ * The sampler fills an image during the stop; the walkers (C unwinder, RTS
+ * reader, STG walker) read only from it after the target has resumed, so a
+ * walk sees one consistent instant and nothing slow happens during the stop.
+ * The same image is what the fuzzers mutate: every read a walker makes goes
+ * through memimg__read and can fail, never crash.
+ *
+ *   struct memimg img;
+ *   memimg__init(&img, 1 << 20, 256);
+ *   uint8_t *p = memimg__add(&img, rsp, 16384);   // reserve, then fill p
+ *   memimg__set_len(&img, rsp, got);              // after a short read
+ *   uint64_t w;
+ *   if (memimg__read(&img, rsp + 8, &w, 8) == 0) ...
+ */
+#ifndef HSSPY_MEMIMG_H
+#define HSSPY_MEMIMG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct memimg_region {
+    uint64_t addr;
+    uint32_t len;
+    uint32_t off; /* into buf */
+};
+
+struct memimg {
+    uint8_t *buf;
+    size_t used, size;
+    struct memimg_region *reg;
+    size_t n, cap;
+};
+
+/* Preallocate room for `bytes` of captured memory in at most `regions` ranges,
+ * so capturing never allocates. 0 or -ENOMEM. */
+int memimg__init(struct memimg *m, size_t bytes, size_t regions);
+void memimg__free(struct memimg *m);
+/* Forget every region, keep the storage. */
+void memimg__reset(struct memimg *m);
+
+/* Reserve a region of len bytes at addr; returns where to write its contents,
+ * or NULL when the image is full (the capture is then partial, not fatal). */
+uint8_t *memimg__add(struct memimg *m, uint64_t addr, size_t len);
+/* Shrink the most recent region starting at addr to len bytes (a short read). */
+void memimg__set_len(struct memimg *m, uint64_t addr, size_t len);
+
+/* Copy len bytes at addr out of the image: 0, or -EFAULT if any byte of the
+ * range was not captured. */
+int memimg__read(const struct memimg *m, uint64_t addr, void *out, size_t len);
+/* Read one little-endian 64-bit word. */
+int memimg__read_u64(const struct memimg *m, uint64_t addr, uint64_t *out);
+/* A pointer to len captured bytes at addr, or NULL. */
+const uint8_t *memimg__ptr(const struct memimg *m, uint64_t addr, size_t len);
+
+/* Flatten to / restore from a byte string (for fuzzing corpora and tests):
+ * "HSMI" u32 count, then per region u64 addr, u32 len, bytes. */
+int memimg__save(const struct memimg *m, uint8_t **out, size_t *outlen);
+int memimg__load(struct memimg *m, const uint8_t *in, size_t inlen);
+
+#endif

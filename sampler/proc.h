@@ -1,0 +1,43 @@
+/* proc.h - what /proc says about a process and its threads.
+ *
+ * Everything here is read-only and tolerant of the process or thread vanishing
+ * mid-read (a thread that exits between two steps is not an error): functions
+ * return 0 or -errno, and -ESRCH/-ENOENT simply mean "gone".
+ */
+#ifndef HSSPY_PROC_H
+#define HSSPY_PROC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Read a whole small /proc file into buf (NUL-terminated). Returns bytes read or -errno. */
+ssize_t proc__read(const char *path, char *buf, size_t size);
+
+/* The thread ids of pid, from /proc/PID/task; *tids is malloc'ed. 0 or -errno. */
+int proc__tasks(pid_t pid, pid_t **tids, size_t *n);
+
+/* The one-letter state (R, S, D, T, t, Z, X, ...) from the text of a stat file,
+ * or '?' when it cannot be parsed. The comm field may contain spaces and
+ * parentheses, so the state is found after the last ')'. */
+char proc__stat_state(const char *stat_text);
+
+/* State letter of a process (tid == 0) or thread; '?' if gone. */
+char proc__state(pid_t pid, pid_t tid);
+
+/* The thread's name (comm, at most 15 chars); "?" if gone. */
+void proc__comm(pid_t pid, pid_t tid, char *buf, size_t size);
+
+/* The command line, arguments joined by spaces; "" if gone. */
+void proc__cmdline(pid_t pid, char *buf, size_t size);
+
+/* TracerPid from /proc/PID/status: 0 if untraced, -errno on error. */
+int proc__tracer(pid_t pid);
+
+/* Open /proc/PID/task/TID/stat for repeated pread()s (see proc__stat_fd_state). */
+int proc__open_stat(pid_t pid, pid_t tid);
+
+/* Re-read an open stat fd from offset 0 and return its state letter, '?' on error.
+ * Re-reading an open fd costs one syscall, not three. */
+char proc__stat_fd_state(int fd);
+
+#endif

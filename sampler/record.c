@@ -1,0 +1,302 @@
+/* record.c - the recording loop.
+ *
+ * Each tick: interrupt every thread, capture registers and stack bytes,
+ * resume (the target is stopped only for this part), then unwind and walk the
+ * captures into raw stacks while the target runs. At the end: detach, name
+ * the frames, write the chosen format.
+ */
+#define _GNU_SOURCE
+#include "sampler/record.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "out/profile.h"
+#include "out/writer.h"
+#include "sampler/capture.h"
+#include "sampler/launch.h"
+#include "sampler/log.h"
+#include "sampler/proc.h"
+#include "sampler/tracee.h"
+#include "symbolizer/modset.h"
+#include "symbolizer/unwind.h"
+
+struct recorder {
+    const struct record_opts *o;
+    struct tracee t;
+    struct capture cap;
+    struct modset ms;
+    struct unwinder uw;
+    struct profile p;
+    struct raw_frame frames[MAX_FRAMES];
+    uint64_t t0_ns;
+    bool ghc;
+};
+
+/* xorshift: jitter needs no quality, only independence from the target. */
+static uint64_t rng_state;
+static double jitter(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) / (double)(1ull << 53); /* [0,1) */
+}
+
+static int thread_index(struct recorder *r, pid_t tid)
+{
+    for (size_t i = r->p.nthreads; i-- > 0;)
+        if (r->p.threads[i].tid == tid)
+            return (int)i;
+    char comm[16];
+    proc__comm(r->t.pid, tid, comm, sizeof comm);
+    return profile__thread(&r->p, tid, comm);
+}
+
+/* Turn one thread's capture into a sample. Runs after the target resumed. */
+static void walk_thread(struct recorder *r, const struct thread_capture *tc)
+{
+    struct prof_sample s = {0};
+    struct unwind_result ur;
+    int n = 0;
+    int ti = thread_index(r, tc->tid);
+
+    if (ti < 0)
+        return;
+    s.t_ns = r->cap.t_ns - r->t0_ns;
+    s.thread = (uint32_t)ti;
+    s.state = tc->state;
+    s.cap = -1;
+    s.tag = TAG_NONE;
+    if (tc->state == 'S' || tc->state == 'D')
+        s.flags |= SAMPLE_IDLE;
+
+    if (tc->err) {
+        r->frames[n++] = (struct raw_frame){WE_NO_REGS, FK_INVALID, 0};
+        r->p.errors[WE_NO_REGS]++;
+    } else if (!(s.flags & SAMPLE_IDLE) || r->o->idle) {
+        unwind__stack(&r->uw, &tc->regs, &r->cap.img, r->frames, MAX_FRAMES, &ur);
+        n = ur.n;
+        if (ur.error)
+            r->p.errors[WE_C_UNWIND]++;
+        if (ur.reached_haskell && n < MAX_FRAMES)
+            r->frames[n++] = (struct raw_frame){ur.hs_pc, ur.hs_is_leaf ? FK_PC : FK_RET, 0};
+    }
+    int64_t stack = profile__stack(&r->p, r->frames, n);
+    if (stack < 0)
+        return;
+    s.stack = (uint32_t)stack;
+    profile__add(&r->p, &s);
+}
+
+static void tick(struct recorder *r, int *sig)
+{
+    size_t live = 0;
+    for (size_t i = 0; i < r->t.n; i++)
+        live += r->t.th[i].run != TT_GONE;
+    if (capture__reserve(&r->cap, live + 1, 0) < 0)
+        return;
+
+    uint64_t start = tracee__now_ns();
+    int asked = tracee__interrupt(&r->t);
+    if (asked == 0)
+        return;
+    /* A thread that does not stop within a few ms (in an uninterruptible
+     * sleep) is skipped this tick; its late stop is resumed on arrival. */
+    uint64_t deadline = start + 5000000u;
+    uint64_t timeouts = r->t.st.interrupt_timeouts;
+    tracee__collect(&r->t, deadline, sig);
+    r->p.lost_threads += r->t.st.interrupt_timeouts - timeouts;
+    r->cap.t_ns = tracee__now_ns();
+    capture__take(&r->cap, &r->t);
+    tracee__resume(&r->t);
+    uint64_t end = tracee__now_ns();
+    for (size_t i = 0; i < r->cap.n; i++)
+        hist__add(&r->p.pause, end - r->cap.th[i].t_interrupt_ns);
+    r->p.ticks++;
+
+    for (size_t i = 0; i < r->cap.n; i++)
+        walk_thread(r, &r->cap.th[i]);
+}
+
+static FILE *open_output(const char *path)
+{
+    FILE *f;
+    if (!path || strcmp(path, "-") == 0)
+        return stdout;
+    f = fopen(path, "we");
+    if (!f)
+        log__error("cannot write %s: %s", path, strerror(errno));
+    return f;
+}
+
+static void loop(struct recorder *r)
+{
+    const double period = 1e9 / r->o->rate_hz;
+    uint64_t end = r->o->duration_s > 0 ? r->t0_ns + (uint64_t)(r->o->duration_s * 1e9) : 0;
+    double next = (double)r->t0_ns;
+
+    for (;;) {
+        /* Each interval is the period +-10%, so sampling cannot lock onto a
+         * periodic pattern of the target; the mean rate stays exact. */
+        next += period * (0.9 + 0.2 * jitter());
+        uint64_t when = (uint64_t)next;
+        if (end && when > end)
+            when = end;
+        int sig = tracee__wait(&r->t, when);
+        if (sig) {
+            log__info("%s: stopping", strsignal(sig));
+            return;
+        }
+        if (r->t.exited || r->t.execed)
+            return;
+        uint64_t now = tracee__now_ns();
+        if (end && now >= end)
+            return;
+        if ((double)now > next + period) {
+            /* We fell behind (a slow walk, a loaded machine): count the
+             * ticks that will not happen rather than bursting to catch up. */
+            uint64_t behind = (uint64_t)(((double)now - next) / period);
+            r->p.missed_ticks += behind;
+            next += (double)behind * period;
+        }
+        sig = 0;
+        tick(r, &sig);
+        if (sig) {
+            log__info("%s: stopping", strsignal(sig));
+            return;
+        }
+        if (r->t.exited || r->t.execed)
+            return;
+    }
+}
+
+static void finish_threads(struct recorder *r)
+{
+    /* Threads name themselves after they start (GHC's "ghc_ticker", "prog:w");
+     * take the final names of those still alive. */
+    for (size_t i = 0; i < r->p.nthreads; i++) {
+        char comm[16];
+        proc__comm(r->t.pid, r->p.threads[i].tid, comm, sizeof comm);
+        if (strcmp(comm, "?") != 0)
+            memcpy(r->p.threads[i].comm, comm, sizeof comm);
+    }
+}
+
+int record__run(const struct record_opts *o)
+{
+    struct recorder r;
+    const struct writer *w = writer__find(o->format);
+    sigset_t set, old;
+    FILE *out = NULL;
+    int rc = 1;
+    pid_t pid = o->pid;
+
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    if (!w) {
+        log__error("unknown format '%s' (see hsspy record --help)", o->format);
+        return 2;
+    }
+    rng_state = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
+    if (!(out = open_output(o->output)))
+        return 1;
+    if (profile__init(&r.p) < 0 || capture__init(&r.cap, o->stack_bytes) < 0) {
+        log__error("out of memory");
+        goto done;
+    }
+
+    /* ptrace events and Ctrl-C are taken synchronously with sigtimedwait. */
+    tracee__signal_set(&set);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    signal(SIGPIPE, SIG_IGN);
+
+    if (o->argv) {
+        if (launch__start(o->argv, &pid) < 0)
+            goto done_signals;
+        r.p.launched = true;
+    }
+    if (tracee__attach(&r.t, pid, r.p.launched) < 0) {
+        if (r.p.launched) {
+            /* It exited before we could attach: nothing was missed but a
+             * very short run. Report its status; the profile is empty. */
+            int st;
+            if (waitpid(pid, &st, 0) == pid) {
+                log__info("'%s' exited before it could be sampled", o->argv[0]);
+                r.p.exited = true;
+                r.p.exit_status = st;
+                r.p.pid = pid;
+                snprintf(r.p.cmdline, sizeof r.p.cmdline, "%s", o->argv[0]);
+                goto write;
+            }
+        }
+        goto done_signals;
+    }
+    r.p.pid = pid;
+    r.p.rate_hz = o->rate_hz;
+    proc__cmdline(pid, r.p.cmdline, sizeof r.p.cmdline);
+    if (modset__init(&r.ms, pid) < 0 || unwind__init(&r.uw, &r.ms, pid) < 0) {
+        log__error("cannot read the memory map of pid %d", (int)pid);
+        tracee__detach(&r.t, 1000);
+        goto done_signals;
+    }
+    if (r.ms.main && r.ms.main->is_haskell) {
+        r.ghc = true;
+        snprintf(r.p.ghc_version, sizeof r.p.ghc_version, "%s", r.ms.main->ghc_version);
+    }
+    if (r.ms.main && (module__symbol(r.ms.main, r.ms.main->lo), r.ms.main->syms.from_symtab == 0))
+        log__warn("%s has no symbol table (stripped?): its frames show as %s+0x...; "
+                  "profile an unstripped build for names",
+                  r.ms.main->path, r.ms.main->name);
+
+    log__info("sampling pid %d at %.0f Hz%s", (int)pid, o->rate_hz,
+              o->duration_s > 0 ? "" : "; Ctrl-C to stop");
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    r.p.start_wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
+    r.t0_ns = tracee__now_ns();
+    loop(&r);
+    r.p.duration_ns = tracee__now_ns() - r.t0_ns;
+    if (r.t.execed)
+        log__info("pid %d called exec: the program changed, recording stops here", (int)pid);
+    finish_threads(&r);
+    tracee__detach(&r.t, 1000);
+    r.p.exited = r.t.exited;
+    r.p.exit_status = r.t.exit_status;
+    r.p.signals_forwarded = r.t.st.signals_forwarded;
+    r.p.live_reads = r.uw.st.live_reads;
+    profile__symbolize(&r.p, &r.ms);
+
+write:
+    /* The target runs on its own now; a Ctrl-C from here on ends hsspy. */
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (w->write(&r.p, &(struct out_opts){o->threads, o->idle}, out) < 0 || fflush(out) != 0) {
+        log__error("writing the %s output failed: %s", w->name, strerror(errno));
+        goto done;
+    }
+    if (r.p.launched && !r.p.exited) {
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == 0)
+            log__info("'%s' (pid %d) keeps running", o->argv[0], (int)pid);
+    }
+    rc = 0;
+    goto done;
+done_signals:
+    sigprocmask(SIG_SETMASK, &old, NULL);
+done:
+    if (out && out != stdout)
+        fclose(out);
+    unwind__free(&r.uw);
+    if (r.ms.pid)
+        modset__free(&r.ms);
+    tracee__free(&r.t);
+    capture__free(&r.cap);
+    profile__free(&r.p);
+    return rc;
+}

@@ -1,0 +1,24 @@
+/* record.h - `hsspy record`: attach or launch, sample, detach, write. */
+#ifndef HSSPY_RECORD_H
+#define HSSPY_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct record_opts {
+    double rate_hz;     /* -F */
+    double duration_s;  /* -d, 0 = until Ctrl-C or exit */
+    const char *output; /* -o, NULL = stdout */
+    const char *format; /* -f */
+    bool threads;       /* --threads */
+    bool idle;          /* --idle */
+    pid_t pid;          /* -p */
+    char **argv;        /* -- CMD ARGS */
+    size_t stack_bytes; /* C stack copied per thread per sample */
+};
+
+/* Run a recording; returns the process exit code (0 on success). */
+int record__run(const struct record_opts *o);
+
+#endif

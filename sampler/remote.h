@@ -1,0 +1,31 @@
+/* remote.h - reading the target's memory with process_vm_readv.
+ *
+ * One syscall moves many ranges: callers describe what they need as a batch of
+ * requests and learn, per request, how many bytes arrived. A range that
+ * crosses into unmapped memory yields a short count, not an error for the
+ * whole batch. Never PTRACE_PEEKDATA: one syscall per word is what makes
+ * naive profilers slow.
+ */
+#ifndef HSSPY_REMOTE_H
+#define HSSPY_REMOTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct remote_req {
+    uint64_t addr;
+    void *buf;
+    size_t len;
+    size_t got; /* filled in: bytes actually read (0..len) */
+};
+
+/* Read every request; returns the number of requests read in full.
+ * Requests that fail or come back short have got < len. */
+size_t remote__batch(pid_t pid, struct remote_req *reqs, size_t n);
+
+/* Read len bytes at addr into buf: 0 if all of it arrived, -EFAULT (or
+ * -ESRCH if the process is gone) otherwise. */
+int remote__read(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+#endif

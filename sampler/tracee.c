@@ -1,0 +1,483 @@
+/* tracee.c - attaching, interrupting, resuming and detaching threads, and
+ * the one place every waitpid() status is interpreted. */
+#define _GNU_SOURCE
+#include "sampler/tracee.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sampler/log.h"
+#include "sampler/proc.h"
+
+#define SEIZE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
+
+uint64_t tracee__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void tracee__signal_set(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGCHLD);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
+static struct tthread *find(struct tracee *t, pid_t tid)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->th[i].tid == tid && t->th[i].run != TT_GONE)
+            return &t->th[i];
+    return NULL;
+}
+
+static struct tthread *add(struct tracee *t, pid_t tid)
+{
+    struct tthread *th = find(t, tid);
+    if (th)
+        return th;
+    /* Reuse a slot of an exited thread before growing. */
+    for (size_t i = 0; i < t->n; i++)
+        if (t->th[i].run == TT_GONE) {
+            th = &t->th[i];
+            break;
+        }
+    if (!th) {
+        if (t->n == t->cap) {
+            size_t nc = t->cap ? 2 * t->cap : 32;
+            struct tthread *nt = realloc(t->th, nc * sizeof *nt);
+            if (!nt)
+                return NULL;
+            t->th = nt;
+            t->cap = nc;
+        }
+        th = &t->th[t->n++];
+    }
+    memset(th, 0, sizeof *th);
+    th->tid = tid;
+    th->run = TT_RUNNING;
+    th->state = '?';
+    th->stat_fd = proc__open_stat(t->pid, tid);
+    t->st.threads_seen++;
+    return th;
+}
+
+static void gone(struct tracee *t, struct tthread *th)
+{
+    if (th->stat_fd >= 0)
+        close(th->stat_fd);
+    th->stat_fd = -1;
+    th->run = TT_GONE;
+    th->want = false;
+    t->st.threads_exited++;
+}
+
+static void resume(struct tracee *t, struct tthread *th)
+{
+    int sig = th->pending_sig;
+    th->pending_sig = 0;
+    th->want = false;
+    if (ptrace(PTRACE_CONT, th->tid, 0, (void *)(long)sig) < 0) {
+        if (errno == ESRCH) {
+            /* Died while stopped (SIGKILL): its exit status follows. */
+            th->run = TT_RUNNING;
+            return;
+        }
+        t->st.ptrace_errors++;
+    }
+    if (sig)
+        t->st.signals_forwarded++;
+    th->run = TT_RUNNING;
+}
+
+static bool is_stop_signal(int sig)
+{
+    return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+void tracee__handle(struct tracee *t, pid_t tid, int status)
+{
+    struct tthread *th = find(t, tid);
+
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+        if (th)
+            gone(t, th);
+        if (tid == t->pid) {
+            t->exited = true;
+            t->exit_status = status;
+        }
+        return;
+    }
+    if (!WIFSTOPPED(status))
+        return;
+    if (!th) {
+        /* A new thread's first stop can arrive before its parent's
+         * PTRACE_EVENT_CLONE; it is traced already (auto-attached). */
+        th = add(t, tid);
+        if (!th) {
+            ptrace(PTRACE_CONT, tid, 0, 0);
+            return;
+        }
+    }
+
+    int sig = WSTOPSIG(status);
+    int event = (unsigned)status >> 16;
+
+    switch (event) {
+    case 0:
+        /* Signal-delivery-stop: the target was sent `sig`. It must be
+         * re-injected exactly once, when this thread resumes. */
+        th->pending_sig = sig;
+        if (th->want) {
+            th->want = false;
+            th->run = TT_HELD;
+        } else {
+            resume(t, th);
+        }
+        return;
+    case PTRACE_EVENT_CLONE: {
+        unsigned long child = 0;
+        if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) == 0 && child)
+            add(t, (pid_t)child);
+        break;
+    }
+    case PTRACE_EVENT_EXEC:
+        t->execed = true;
+        break;
+    case PTRACE_EVENT_STOP:
+        if (is_stop_signal(sig)) {
+            /* Group-stop (job control): keep it stopped, but listening, so
+             * SIGCONT still wakes it. Never sampled while stopped. */
+            th->want = false;
+            th->run = TT_LISTENING;
+            t->st.group_stops++;
+            if (ptrace(PTRACE_LISTEN, tid, 0, 0) < 0 && errno != ESRCH)
+                t->st.ptrace_errors++;
+            return;
+        }
+        /* An interrupt, a new thread's first stop, or the end of a group
+         * stop (after PTRACE_LISTEN). */
+        break;
+    default:
+        break;
+    }
+
+    if (th->want) {
+        th->want = false;
+        th->run = TT_HELD;
+        return;
+    }
+    /* Nobody waits for this stop: a late interrupt, a new thread's first
+     * stop, the end of a group stop, or a clone/exec event. */
+    if (event == PTRACE_EVENT_STOP && th->run == TT_RUNNING)
+        t->st.stray_stops++;
+    resume(t, th);
+}
+
+int tracee__drain(struct tracee *t)
+{
+    int n = 0, status;
+    pid_t tid;
+    while ((tid = waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
+        tracee__handle(t, tid, status);
+        n++;
+    }
+    return n;
+}
+
+int tracee__wait(struct tracee *t, uint64_t deadline_ns)
+{
+    sigset_t set;
+    tracee__signal_set(&set);
+    for (;;) {
+        tracee__drain(t);
+        uint64_t now = tracee__now_ns();
+        if (now >= deadline_ns || t->exited)
+            return 0;
+        uint64_t left = deadline_ns - now;
+        struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+        int sig = sigtimedwait(&set, NULL, &ts);
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+            return sig;
+    }
+}
+
+static const char *attach_hint(void)
+{
+    char buf[16];
+    if (proc__read("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof buf) > 0 && buf[0] != '0')
+        return "run hsspy as root (or with CAP_SYS_PTRACE), or allow it with "
+               "'sysctl kernel.yama.ptrace_scope=0'";
+    return "run hsspy as the same user as the target, or as root (or with CAP_SYS_PTRACE)";
+}
+
+/* Explain why PTRACE_SEIZE of the main thread failed, in one line. */
+static void explain_attach_error(pid_t pid, int err)
+{
+    char comm[32];
+    int tracer;
+
+    if (err == ESRCH) {
+        log__error("no process with pid %d (has it exited?)", (int)pid);
+        return;
+    }
+    tracer = proc__tracer(pid);
+    if (tracer > 0) {
+        proc__comm(tracer, 0, comm, sizeof comm);
+        log__error("pid %d is already traced by pid %d (%s); detach that debugger or "
+                   "profiler first",
+                   (int)pid, tracer, comm);
+        return;
+    }
+    if (err == EPERM) {
+        log__error("not allowed to trace pid %d: %s", (int)pid, attach_hint());
+        return;
+    }
+    log__error("cannot trace pid %d: %s", (int)pid, strerror(err));
+}
+
+int tracee__attach(struct tracee *t, pid_t pid, bool own_child)
+{
+    char st;
+
+    memset(t, 0, sizeof *t);
+    t->pid = pid;
+
+    if (pid <= 0) {
+        log__error("invalid pid %d", (int)pid);
+        return -EINVAL;
+    }
+    st = proc__state(pid, 0);
+    if (own_child && (st == '?' || st == 'Z' || st == 'X'))
+        return -ESRCH; /* our command already exited: the caller reaps it */
+    if (st == '?') {
+        log__error("no process with pid %d (has it exited?)", (int)pid);
+        return -ESRCH;
+    }
+    if (st == 'Z' || st == 'X') {
+        log__error("pid %d is a zombie: it has exited and only waits for its parent to "
+                   "reap it; there is nothing to profile",
+                   (int)pid);
+        return -ESRCH;
+    }
+    if (pid == getpid()) {
+        log__error("hsspy cannot profile itself");
+        return -EINVAL;
+    }
+    if (ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)SEIZE_OPTIONS) < 0) {
+        int e = errno;
+        if (own_child && e == ESRCH)
+            return -e;
+        explain_attach_error(pid, e);
+        return -e;
+    }
+    add(t, pid);
+
+    /* Threads created by a thread we have not seized yet are not followed by
+     * PTRACE_O_TRACECLONE, so list again until nothing new appears. */
+    for (int round = 0; round < 100; round++) {
+        pid_t *tids;
+        size_t n, added = 0;
+        if (proc__tasks(pid, &tids, &n) < 0)
+            break;
+        for (size_t i = 0; i < n; i++) {
+            if (find(t, tids[i]))
+                continue;
+            if (ptrace(PTRACE_SEIZE, tids[i], 0, (void *)(long)SEIZE_OPTIONS) == 0) {
+                add(t, tids[i]);
+                added++;
+            } else if (errno != ESRCH && errno != EPERM) {
+                t->st.ptrace_errors++;
+            }
+            /* EPERM here: it is traced already (auto-attached as a clone
+             * child whose event we have not read yet) or exiting. */
+        }
+        free(tids);
+        tracee__drain(t);
+        if (!added)
+            break;
+    }
+    return 0;
+}
+
+int tracee__interrupt(struct tracee *t)
+{
+    int n = 0;
+    uint64_t now = tracee__now_ns();
+    for (size_t i = 0; i < t->n; i++) {
+        struct tthread *th = &t->th[i];
+        if (th->run != TT_RUNNING)
+            continue;
+        th->state = proc__stat_fd_state(th->stat_fd);
+        if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) < 0) {
+            if (errno != ESRCH)
+                t->st.ptrace_errors++;
+            continue; /* exiting: its exit status follows */
+        }
+        th->want = true;
+        th->t_interrupt_ns = now;
+        n++;
+    }
+    return n;
+}
+
+static size_t count_wanted(const struct tracee *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->th[i].want;
+    return n;
+}
+
+int tracee__collect(struct tracee *t, uint64_t deadline_ns, int *sig_out)
+{
+    sigset_t set;
+    int held = 0;
+
+    tracee__signal_set(&set);
+    for (;;) {
+        int status;
+        pid_t tid = waitpid(-1, &status, WNOHANG | __WALL);
+        if (tid > 0) {
+            tracee__handle(t, tid, status);
+            continue;
+        }
+        if (tid < 0 && errno == ECHILD)
+            break; /* nothing traced any more */
+        if (!count_wanted(t) || t->exited)
+            break;
+        uint64_t now = tracee__now_ns();
+        if (now >= deadline_ns) {
+            t->st.interrupt_timeouts += count_wanted(t);
+            break;
+        }
+        uint64_t left = deadline_ns - now;
+        struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+        int sig = sigtimedwait(&set, NULL, &ts);
+        if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && sig_out)
+            *sig_out = sig;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        held += t->th[i].run == TT_HELD;
+    return held;
+}
+
+void tracee__resume(struct tracee *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        struct tthread *th = &t->th[i];
+        if (th->run == TT_HELD)
+            resume(t, th);
+        th->want = false;
+    }
+}
+
+static void detach_one(struct tracee *t, struct tthread *th)
+{
+    int sig = th->pending_sig;
+    th->pending_sig = 0;
+    if (ptrace(PTRACE_DETACH, th->tid, 0, (void *)(long)sig) < 0 && errno != ESRCH)
+        t->st.ptrace_errors++;
+    if (sig)
+        t->st.signals_forwarded++;
+    if (th->stat_fd >= 0)
+        close(th->stat_fd);
+    th->stat_fd = -1;
+    th->run = TT_GONE;
+}
+
+void tracee__detach(struct tracee *t, int timeout_ms)
+{
+    uint64_t deadline = tracee__now_ns() + (uint64_t)timeout_ms * 1000000u;
+    sigset_t set;
+    size_t left = 0;
+
+    tracee__signal_set(&set);
+    /* A thread must be in a ptrace-stop to be detached; a listening one is
+     * interrupted too (PTRACE_DETACH refuses JOBCTL_LISTENING), and the
+     * kernel puts it back into its group stop when we let go. */
+    for (size_t i = 0; i < t->n; i++) {
+        struct tthread *th = &t->th[i];
+        if (th->run == TT_HELD) {
+            detach_one(t, th);
+        } else if (th->run == TT_RUNNING || th->run == TT_LISTENING) {
+            if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) == 0) {
+                th->want = true;
+                left++;
+            } else {
+                th->run = TT_GONE;
+            }
+        }
+    }
+    while (left > 0) {
+        int status;
+        pid_t tid = waitpid(-1, &status, WNOHANG | __WALL);
+        if (tid > 0) {
+            struct tthread *th = find(t, tid);
+            if (!th) {
+                /* A thread born during detach: detach it as it comes. */
+                if (WIFSTOPPED(status))
+                    ptrace(PTRACE_DETACH, tid, 0, 0);
+                continue;
+            }
+            if (WIFEXITED(status) || WIFSIGNALED(status)) {
+                bool wanted = th->want;
+                tracee__handle(t, tid, status);
+                left -= wanted;
+                continue;
+            }
+            if (!WIFSTOPPED(status))
+                continue;
+            int event = (unsigned)status >> 16;
+            if (event == 0)
+                th->pending_sig = WSTOPSIG(status); /* deliver it on detach */
+            if (event == PTRACE_EVENT_CLONE) {
+                unsigned long child = 0;
+                if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) == 0 && child) {
+                    struct tthread *c = add(t, (pid_t)child);
+                    if (c) {
+                        c->want = true; /* its first stop comes; detach then */
+                        left++;
+                    }
+                }
+            }
+            if (th->want)
+                left--;
+            th->want = false;
+            detach_one(t, th);
+            continue;
+        }
+        if (tid < 0 && errno == ECHILD)
+            break;
+        uint64_t now = tracee__now_ns();
+        if (now >= deadline)
+            break;
+        uint64_t rem = deadline - now;
+        struct timespec ts = {(time_t)(rem / 1000000000u), (long)(rem % 1000000000u)};
+        sigtimedwait(&set, NULL, &ts);
+    }
+    if (left > 0)
+        log__warn("%zu thread(s) did not stop to be detached; they are released when hsspy "
+                  "exits",
+                  left);
+}
+
+void tracee__free(struct tracee *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->th[i].stat_fd >= 0 && t->th[i].run != TT_GONE)
+            close(t->th[i].stat_fd);
+    free(t->th);
+    t->th = NULL;
+    t->n = t->cap = 0;
+}
