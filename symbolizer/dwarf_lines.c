@@ -1,0 +1,99 @@
+/* dwarf_lines.c - a compile-unit range index over libdw. */
+#include "symbolizer/dwarf_lines.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cu_range {
+    uint64_t lo, hi;
+    Dwarf_Off cu_off;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+    const struct cu_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+bool dwarf_lines__open(struct dwarf_lines *d, Elf *elf)
+{
+    Dwarf_Off off = 0, next;
+    size_t hsize, cap = 0;
+
+    memset(d, 0, sizeof *d);
+    d->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+    if (!d->dw)
+        return false;
+    while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+        Dwarf_Die cu;
+        if (dwarf_offdie(d->dw, off + hsize, &cu)) {
+            Dwarf_Addr base, lo, hi;
+            ptrdiff_t it = 0;
+            while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
+                if (hi <= lo)
+                    continue;
+                if (d->n == cap) {
+                    size_t nc = cap ? 2 * cap : 64;
+                    struct cu_range *nr = realloc(d->r, nc * sizeof *nr);
+                    if (!nr)
+                        break;
+                    d->r = nr;
+                    cap = nc;
+                }
+                d->r[d->n++] = (struct cu_range){lo, hi, off + hsize};
+            }
+        }
+        off = next;
+    }
+    if (d->n == 0) {
+        dwarf_lines__close(d);
+        return false;
+    }
+    qsort(d->r, d->n, sizeof *d->r, cmp_range);
+    return true;
+}
+
+void dwarf_lines__close(struct dwarf_lines *d)
+{
+    if (d->dw)
+        dwarf_end(d->dw);
+    free(d->r);
+    memset(d, 0, sizeof *d);
+}
+
+bool dwarf_lines__find(struct dwarf_lines *d, uint64_t vaddr, const char **file, int *line)
+{
+    size_t lo = 0, hi = d->n;
+    if (!d->dw)
+        return false;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->r[mid].lo <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* Ranges of different CUs do not nest, but check a few candidates in
+     * case of overlap from odd producers. */
+    for (size_t k = lo; k > 0 && lo - k < 4; k--) {
+        const struct cu_range *r = &d->r[k - 1];
+        if (vaddr < r->lo || vaddr >= r->hi)
+            continue;
+        Dwarf_Die cu;
+        Dwarf_Line *l;
+        if (!dwarf_offdie(d->dw, r->cu_off, &cu))
+            continue;
+        l = dwarf_getsrc_die(&cu, vaddr);
+        if (!l)
+            continue;
+        const char *f = dwarf_linesrc(l, NULL, NULL);
+        int ln = 0;
+        if (!f || dwarf_lineno(l, &ln) != 0 || ln <= 0)
+            continue;
+        *file = f;
+        *line = ln;
+        return true;
+    }
+    return false;
+}

@@ -1,0 +1,46 @@
+/* modset.h - the modules (mapped object files) of one process, found by
+ * address.
+ *
+ * Built from /proc/PID/maps at attach time and refreshed when an address
+ * turns up that no known module covers (a library loaded later). Modules are
+ * never dropped while recording: samples taken before a dlclose still need
+ * their names.
+ */
+#ifndef HSSPY_MODSET_H
+#define HSSPY_MODSET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "symbolizer/maps.h"
+#include "symbolizer/module.h"
+
+struct modset {
+    pid_t pid;
+    struct module **mods;
+    size_t nmods;
+    struct mod_range *ranges; /* sorted runtime ranges -> module */
+    size_t nranges;
+    struct maps maps; /* the most recent /proc/PID/maps */
+    uint64_t last_refresh_ns;
+    unsigned long refreshes;
+    struct module *main; /* the executable */
+};
+
+/* Read maps and open every mapped object. 0 or -errno (logs nothing). */
+int modset__init(struct modset *s, pid_t pid);
+void modset__free(struct modset *s);
+
+/* Re-read maps and open objects not seen before. Rate-limited: at most one
+ * re-read per 10 ms unless force. Returns the number of new modules. */
+int modset__refresh(struct modset *s, bool force);
+
+/* The module mapped at addr, or NULL. */
+struct module *modset__find(const struct modset *s, uint64_t addr);
+
+/* Read len bytes at addr from a read-only segment of whichever module maps
+ * it (file contents: free and consistent). 0 or -EFAULT. */
+int modset__read(const struct modset *s, uint64_t addr, void *out, size_t len);
+
+#endif

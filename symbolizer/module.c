@@ -1,0 +1,404 @@
+/* module.c - opening a mapped ELF object and answering questions about it. */
+#define _GNU_SOURCE
+#include "symbolizer/module.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PAGE_MASK_4K (~(uint64_t)0xfff)
+
+static void ensure_libelf(void)
+{
+    static bool done;
+    if (!done) {
+        elf_version(EV_CURRENT);
+        done = true;
+    }
+}
+
+static bool same_file(const struct map_entry *a, const struct map_entry *b)
+{
+    return a->inode == b->inode && a->dev_major == b->dev_major &&
+           a->dev_minor == b->dev_minor && strcmp(a->path, b->path) == 0;
+}
+
+static int open_target_file(pid_t pid, const struct map_entry *e)
+{
+    char path[4200];
+    const char *del = " (deleted)";
+    size_t pl = strlen(e->path), dl = strlen(del);
+    int fd;
+
+    if (pl > dl && strcmp(e->path + pl - dl, del) == 0) {
+        /* The file was replaced or removed after it was mapped (an upgrade
+         * under a running program): the mapping itself still has it. */
+        snprintf(path, sizeof path, "/proc/%d/map_files/%llx-%llx", (int)pid,
+                 (unsigned long long)e->start, (unsigned long long)e->end);
+        return open(path, O_RDONLY | O_CLOEXEC);
+    }
+    snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, e->path);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        fd = open(e->path, O_RDONLY | O_CLOEXEC);
+    return fd;
+}
+
+static void read_build_id(struct module *m)
+{
+    for (size_t i = 0; i < m->nph; i++) {
+        if (m->ph[i].p_type != PT_NOTE)
+            continue;
+        Elf_Data *d = elf_getdata_rawchunk(m->elf, (int64_t)m->ph[i].p_offset,
+                                           m->ph[i].p_filesz, ELF_T_NHDR);
+        if (!d)
+            continue;
+        size_t off = 0, name_off, desc_off;
+        GElf_Nhdr nh;
+        while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+                memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0 && nh.n_descsz > 0 &&
+                nh.n_descsz <= sizeof m->build_id) {
+                memcpy(m->build_id, (char *)d->d_buf + desc_off, nh.n_descsz);
+                m->build_id_len = nh.n_descsz;
+                return;
+            }
+        }
+    }
+}
+
+/* GHC puts ".ident \"GHC 9.0.2\"" in every object it compiles, so the
+ * linked .comment section says whether (and by which GHC) Haskell code is in
+ * this file. */
+static void read_comment(struct module *m)
+{
+    size_t shstrndx;
+    Elf_Scn *scn = NULL;
+    if (elf_getshdrstrndx(m->elf, &shstrndx) != 0)
+        return;
+    while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+            continue;
+        const char *nm = elf_strptr(m->elf, shstrndx, sh.sh_name);
+        if (!nm || strcmp(nm, ".comment") != 0)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        if (!d || !d->d_buf)
+            return;
+        const char *p = d->d_buf, *end = p + d->d_size;
+        while (p < end) {
+            size_t len = strnlen(p, (size_t)(end - p));
+            if (len > 4 && memcmp(p, "GHC ", 4) == 0) {
+                m->is_haskell = true;
+                size_t vl = len - 4 < sizeof m->ghc_version - 1 ? len - 4
+                                                                 : sizeof m->ghc_version - 1;
+                memcpy(m->ghc_version, p + 4, vl);
+                m->ghc_version[vl] = 0;
+            }
+            p += len + 1;
+        }
+        return;
+    }
+}
+
+/* Decode one pointer of the .eh_frame_hdr header (only the encodings
+ * linkers emit there). Returns its size, or 0 if unsupported. */
+static size_t read_encoded(const uint8_t *p, size_t avail, uint8_t enc, uint64_t at,
+                           uint64_t *out)
+{
+    uint64_t v;
+    size_t sz;
+    switch (enc & 0x0f) {
+    case 0x00: /* absptr */
+    case 0x04: /* udata8 */
+    case 0x0c: /* sdata8 */
+        sz = 8;
+        if (avail < sz)
+            return 0;
+        memcpy(&v, p, 8);
+        break;
+    case 0x03: { /* udata4 */
+        uint32_t u;
+        sz = 4;
+        if (avail < sz)
+            return 0;
+        memcpy(&u, p, 4);
+        v = u;
+        break;
+    }
+    case 0x0b: { /* sdata4 */
+        int32_t s;
+        sz = 4;
+        if (avail < sz)
+            return 0;
+        memcpy(&s, p, 4);
+        v = (uint64_t)(int64_t)s;
+        break;
+    }
+    default:
+        return 0;
+    }
+    if ((enc & 0x70) == 0x10) /* pcrel */
+        v += at;
+    *out = v;
+    return sz;
+}
+
+static void read_eh_frame_hdr(struct module *m)
+{
+    for (size_t i = 0; i < m->nph; i++) {
+        const GElf_Phdr *ph = &m->ph[i];
+        uint8_t hdr[32];
+        if (ph->p_type != PT_GNU_EH_FRAME || ph->p_filesz < 12)
+            continue;
+        uint64_t at = ph->p_vaddr + (uint64_t)m->bias;
+        size_t n = ph->p_filesz < sizeof hdr ? ph->p_filesz : sizeof hdr;
+        if (module__read(m, at, hdr, n) < 0 || hdr[0] != 1)
+            return;
+        uint64_t ehf, count;
+        size_t pos = 4, k;
+        k = read_encoded(hdr + pos, n - pos, hdr[1], at + pos, &ehf);
+        if (!k)
+            return;
+        pos += k;
+        k = read_encoded(hdr + pos, n - pos, hdr[2], at + pos, &count);
+        if (!k)
+            return;
+        pos += k;
+        /* libunwind's binary search handles only datarel|sdata4 tables. */
+        if (hdr[3] != 0x3b)
+            return;
+        m->ehf_hdr = at;
+        m->ehf_table = at + pos;
+        m->ehf_count = count;
+        return;
+    }
+}
+
+static int finish_open(struct module *m)
+{
+    size_t nph;
+    if (elf_kind(m->elf) != ELF_K_ELF || elf_getphdrnum(m->elf, &nph) != 0 || nph == 0)
+        return -ENOEXEC;
+    m->ph = calloc(nph, sizeof *m->ph);
+    if (!m->ph)
+        return -ENOMEM;
+    for (size_t i = 0; i < nph; i++)
+        if (gelf_getphdr(m->elf, (int)i, &m->ph[i]))
+            m->nph++;
+    m->image = (const uint8_t *)elf_rawfile(m->elf, &m->image_size);
+    if (!m->image)
+        return -ENOEXEC;
+    read_build_id(m);
+    read_comment(m);
+    return 0;
+}
+
+static bool bias_from_mapping(struct module *m, const struct map_entry *e)
+{
+    for (size_t i = 0; i < m->nph; i++) {
+        const GElf_Phdr *ph = &m->ph[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        if ((ph->p_offset & PAGE_MASK_4K) == e->offset) {
+            m->bias = (int64_t)(e->start - (ph->p_vaddr & PAGE_MASK_4K));
+            return true;
+        }
+    }
+    return false;
+}
+
+int module__open(struct module *m, pid_t pid, const struct maps *maps, size_t first)
+{
+    const struct map_entry *e0 = &maps->e[first];
+    bool have_bias = false;
+    int r;
+
+    ensure_libelf();
+    memset(m, 0, sizeof *m);
+    m->fd = m->debug_fd = -1;
+    m->path = strdup(e0->path);
+    if (!m->path)
+        return -ENOMEM;
+    m->name = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+    m->lo = e0->start;
+    m->hi = e0->end;
+
+    m->fd = open_target_file(pid, e0);
+    if (m->fd < 0) {
+        r = -errno;
+        goto err;
+    }
+    m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+    if (!m->elf) {
+        r = -ENOEXEC;
+        goto err;
+    }
+    if ((r = finish_open(m)) < 0)
+        goto err;
+    for (size_t i = first; i < maps->n; i++) {
+        const struct map_entry *e = &maps->e[i];
+        if (!same_file(e, e0))
+            continue;
+        if (e->start < m->lo)
+            m->lo = e->start;
+        if (e->end > m->hi)
+            m->hi = e->end;
+        if (!have_bias)
+            have_bias = bias_from_mapping(m, e);
+    }
+    if (!have_bias) {
+        r = -ENOEXEC;
+        goto err;
+    }
+    read_eh_frame_hdr(m);
+    return 0;
+err:
+    module__close(m);
+    return r;
+}
+
+int module__open_memory(struct module *m, const char *name, uint64_t start, const void *bytes,
+                        size_t len)
+{
+    int r;
+    ensure_libelf();
+    memset(m, 0, sizeof *m);
+    m->fd = m->debug_fd = -1;
+    m->path = strdup(name);
+    m->mem = malloc(len);
+    if (!m->path || !m->mem) {
+        module__close(m);
+        return -ENOMEM;
+    }
+    memcpy(m->mem, bytes, len);
+    m->name = m->path;
+    m->lo = start;
+    m->hi = start + len;
+    m->elf = elf_memory(m->mem, len);
+    if (!m->elf) {
+        module__close(m);
+        return -ENOEXEC;
+    }
+    if ((r = finish_open(m)) < 0) {
+        module__close(m);
+        return r;
+    }
+    for (size_t i = 0; i < m->nph; i++)
+        if (m->ph[i].p_type == PT_LOAD) {
+            m->bias = (int64_t)(start - (m->ph[i].p_vaddr & PAGE_MASK_4K));
+            break;
+        }
+    read_eh_frame_hdr(m);
+    return 0;
+}
+
+void module__close(struct module *m)
+{
+    if (m->syms_loaded)
+        symtab__free(&m->syms);
+    if (m->lines_ok)
+        dwarf_lines__close(&m->lines);
+    if (m->debug_elf)
+        elf_end(m->debug_elf);
+    if (m->debug_fd >= 0)
+        close(m->debug_fd);
+    if (m->elf)
+        elf_end(m->elf);
+    if (m->fd >= 0)
+        close(m->fd);
+    free(m->mem);
+    free(m->ph);
+    free(m->path);
+    memset(m, 0, sizeof *m);
+    m->fd = m->debug_fd = -1;
+}
+
+int module__read(const struct module *m, uint64_t addr, void *out, size_t len)
+{
+    uint64_t vaddr = addr - (uint64_t)m->bias;
+    for (size_t i = 0; i < m->nph; i++) {
+        const GElf_Phdr *ph = &m->ph[i];
+        if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W))
+            continue;
+        if (vaddr < ph->p_vaddr || vaddr - ph->p_vaddr > ph->p_filesz ||
+            len > ph->p_filesz - (vaddr - ph->p_vaddr))
+            continue;
+        uint64_t off = ph->p_offset + (vaddr - ph->p_vaddr);
+        if (off > m->image_size || len > m->image_size - off)
+            return -EFAULT;
+        memcpy(out, m->image + off, len);
+        return 0;
+    }
+    return -EFAULT;
+}
+
+/* Debian ships symbols and DWARF of stripped files separately, found by
+ * build-id: /usr/lib/debug/.build-id/ab/cdef....debug. */
+static void open_debug_file(struct module *m)
+{
+    char hex[130], path[256];
+    if (m->debug_elf || m->build_id_len < 2)
+        return;
+    module__build_id_hex(m, hex, sizeof hex);
+    snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+    m->debug_fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (m->debug_fd < 0)
+        return;
+    m->debug_elf = elf_begin(m->debug_fd, ELF_C_READ_MMAP, NULL);
+    if (!m->debug_elf) {
+        close(m->debug_fd);
+        m->debug_fd = -1;
+    }
+}
+
+const struct sym *module__symbol(struct module *m, uint64_t addr)
+{
+    if (!m->syms_loaded) {
+        m->syms_loaded = true;
+        if (symtab__load(&m->syms, m->elf) < 0)
+            memset(&m->syms, 0, sizeof m->syms);
+        if (m->syms.from_symtab == 0) {
+            /* Stripped: a separate debug file may have the full table. */
+            open_debug_file(m);
+            struct symtab dbg;
+            if (m->debug_elf && symtab__load(&dbg, m->debug_elf) == 0 && dbg.n > 0) {
+                symtab__free(&m->syms);
+                m->syms = dbg;
+            }
+        }
+    }
+    return symtab__lookup(&m->syms, addr - (uint64_t)m->bias);
+}
+
+bool module__line(struct module *m, uint64_t addr, const char **file, int *line)
+{
+    if (!m->lines_tried) {
+        m->lines_tried = true;
+        m->lines_ok = dwarf_lines__open(&m->lines, m->elf);
+        if (!m->lines_ok) {
+            open_debug_file(m);
+            if (m->debug_elf)
+                m->lines_ok = dwarf_lines__open(&m->lines, m->debug_elf);
+        }
+    }
+    return m->lines_ok && dwarf_lines__find(&m->lines, addr - (uint64_t)m->bias, file, line);
+}
+
+bool module__find_symbol(struct module *m, const char *name, GElf_Sym *out)
+{
+    return symtab__find_by_name(m->elf, name, out) == 1;
+}
+
+void module__build_id_hex(const struct module *m, char *buf, size_t size)
+{
+    size_t w = 0;
+    if (size)
+        buf[0] = 0;
+    for (size_t i = 0; i < m->build_id_len && w + 3 <= size; i++)
+        w += (size_t)snprintf(buf + w, size - w, "%02x", m->build_id[i]);
+}

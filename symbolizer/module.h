@@ -1,0 +1,79 @@
+/* module.h - one object file mapped into the target: the executable, a shared
+ * library, or the vDSO.
+ *
+ * A module knows where it sits (load bias), can serve reads of its read-only
+ * segments from the file instead of the live process (info tables, unwind
+ * tables: they cannot change, and reading the file is free while the target
+ * runs), finds its .eh_frame_hdr for the unwinder, and lazily loads symbols
+ * and line information. Files are opened through /proc/PID/root so a target
+ * in a container is symbolized with its own files.
+ */
+#ifndef HSSPY_MODULE_H
+#define HSSPY_MODULE_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "symbolizer/dwarf_lines.h"
+#include "symbolizer/elf_symtab.h"
+#include "symbolizer/maps.h"
+
+struct module {
+    char *path;      /* as the target sees it ("/usr/lib/x86_64-linux-gnu/libc.so.6") */
+    const char *name; /* its basename, for display */
+    uint64_t lo, hi; /* runtime span of all its mappings */
+    int64_t bias;    /* runtime address = ELF virtual address + bias */
+
+    int fd;
+    Elf *elf;
+    void *mem; /* an in-memory copy (the vDSO), owned */
+    const uint8_t *image;
+    size_t image_size;
+    GElf_Phdr *ph;
+    size_t nph;
+
+    uint8_t build_id[64];
+    size_t build_id_len;
+    bool is_haskell;      /* GHC compiled code in it (.comment "GHC x.y.z") */
+    char ghc_version[16]; /* "9.0.2", or "" */
+
+    /* .eh_frame_hdr, in runtime addresses, for the unwinder */
+    uint64_t ehf_hdr, ehf_table;
+    uint64_t ehf_count;
+
+    bool syms_loaded, lines_tried, lines_ok;
+    struct symtab syms;
+    struct dwarf_lines lines;
+    int debug_fd; /* separate debug info (/usr/lib/debug/.build-id), if found */
+    Elf *debug_elf;
+};
+
+/* Open the object behind the mappings of one file. `maps`/`first` give its
+ * mappings (first: index of its lowest one). 0 or -errno. */
+int module__open(struct module *m, pid_t pid, const struct maps *maps, size_t first);
+
+/* A module for the vDSO, from its bytes copied out of the target. */
+int module__open_memory(struct module *m, const char *name, uint64_t start, const void *bytes,
+                        size_t len);
+
+void module__close(struct module *m);
+
+/* Copy len bytes at runtime address addr out of a read-only segment of the
+ * file. 0, or -EFAULT if the range is not entirely in one such segment. */
+int module__read(const struct module *m, uint64_t addr, void *out, size_t len);
+
+/* The symbol covering a runtime address (loads the table on first use). */
+const struct sym *module__symbol(struct module *m, uint64_t addr);
+
+/* file:line of a runtime address, when the module has DWARF. */
+bool module__line(struct module *m, uint64_t addr, const char **file, int *line);
+
+/* Find a symbol by name (st_value is an ELF vaddr: add bias). */
+bool module__find_symbol(struct module *m, const char *name, GElf_Sym *out);
+
+/* Hex build-id into buf ("" if none). */
+void module__build_id_hex(const struct module *m, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,93 @@
+/* symbolize.c - raw frame -> display name, using modules and Z-decoding. */
+#define _GNU_SOURCE
+#include "symbolizer/symbolize.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolizer/zdecode.h"
+
+static const char *fixed_name(enum frame_kind k)
+{
+    switch (k) {
+    case FK_HS_CATCH: return "[catch]";
+    case FK_HS_ATOMICALLY: return "[atomically]";
+    case FK_HS_CATCH_STM: return "[catchSTM]";
+    case FK_HS_CATCH_RETRY: return "[catchRetry]";
+    case FK_INVALID: return "[invalid]";
+    case FK_TRUNCATED: return "[truncated]";
+    default: return NULL;
+    }
+}
+
+static bool is_rts_symbol(const char *s)
+{
+    return strncmp(s, "stg_", 4) == 0 || strcmp(s, "StgRun") == 0 ||
+           strcmp(s, "StgReturn") == 0;
+}
+
+int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_sym *out)
+{
+    const char *fixed = fixed_name((enum frame_kind)f->kind);
+    uint64_t addr = f->addr;
+    struct module *m;
+    const struct sym *s;
+    char buf[600];
+
+    memset(out, 0, sizeof *out);
+    out->lang = LANG_NONE;
+    if (fixed) {
+        out->name = strdup(fixed);
+        return out->name ? 0 : -ENOMEM;
+    }
+    if (f->kind == FK_RET && addr > 0)
+        addr--;
+    m = modset__find(ms, addr);
+    if (!m) {
+        out->name = strdup("[unknown]");
+        return out->name ? 0 : -ENOMEM;
+    }
+    out->object = strdup(m->name);
+    s = module__symbol(m, addr);
+    if (!s) {
+        snprintf(buf, sizeof buf, "%s+0x%llx", m->name,
+                 (unsigned long long)(addr - (uint64_t)m->bias));
+        out->name = strdup(buf);
+        out->lang = LANG_C;
+    } else {
+        struct zdecoded z;
+        if (zdecode__symbol(s->name, &z)) {
+            snprintf(buf, sizeof buf, "%s.%s", z.module, z.name);
+            if (z.unit[0])
+                out->unit = strdup(z.unit);
+            out->lang = LANG_HASKELL;
+        } else {
+            /* "__libc_start_main@@GLIBC_2.34": the version is noise here. */
+            snprintf(buf, sizeof buf, "%.*s", (int)strcspn(s->name, "@"), s->name);
+            out->lang = is_rts_symbol(s->name) ? LANG_RTS : LANG_C;
+        }
+        if (f->kind == FK_HS_UPDATE) {
+            size_t l = strlen(buf);
+            snprintf(buf + l, sizeof buf - l, " (thunk)");
+        }
+        out->name = strdup(buf);
+    }
+    const char *file;
+    int line;
+    if (module__line(m, addr, &file, &line)) {
+        out->file = strdup(file);
+        out->line = line;
+    }
+    return out->name ? 0 : -ENOMEM;
+}
+
+void frame_sym__free(struct frame_sym *fs)
+{
+    free(fs->name);
+    free(fs->unit);
+    free(fs->object);
+    free(fs->file);
+    memset(fs, 0, sizeof *fs);
+}

@@ -1,0 +1,259 @@
+/* unwind.c - libunwind remote unwinding over captured memory. */
+#define _GNU_SOURCE
+#include "symbolizer/unwind.h"
+
+#include <libunwind.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "sampler/remote.h"
+
+/* libunwind's DWARF table search is exported but not declared in its public
+ * headers; perf's unwind-libunwind-local.c relies on the same symbol. */
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+                                              unw_dyn_info_t *di, unw_proc_info_t *pi,
+                                              int need_unwind_info, void *arg);
+
+static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+                          int need_unwind_info, void *arg)
+{
+    struct unwinder *u = arg;
+    struct module *m = modset__find(u->ms, ip);
+    unw_dyn_info_t di;
+
+    if (!m) {
+        modset__refresh(u->ms, false);
+        m = modset__find(u->ms, ip);
+    }
+    if (!m || !m->ehf_hdr || !m->ehf_count)
+        return -UNW_ENOINFO;
+    memset(&di, 0, sizeof di);
+    di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+    di.start_ip = m->lo;
+    di.end_ip = m->hi;
+    di.u.rti.segbase = m->ehf_hdr;
+    di.u.rti.table_data = m->ehf_table;
+    /* table_len counts words; each table entry is two int32s. */
+    di.u.rti.table_len = m->ehf_count * 8 / sizeof(unw_word_t);
+    return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+}
+
+static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+    /* dwarf_search_unwind_table's info lives in libunwind's own pool and is
+     * released by libunwind; nothing of ours to free. */
+    (void)as;
+    (void)pi;
+    (void)arg;
+}
+
+static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+    (void)as;
+    (void)addr;
+    (void)arg;
+    return -UNW_ENOINFO;
+}
+
+static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
+                      void *arg)
+{
+    struct unwinder *u = arg;
+    (void)as;
+    if (write)
+        return -UNW_EINVAL;
+    if (u->img && memimg__read_u64(u->img, addr, (uint64_t *)val) == 0)
+        return 0;
+    if (modset__read(u->ms, addr, val, sizeof *val) == 0)
+        return 0;
+    /* Outside the captured stack and the files: older frames beyond the
+     * snapshot, or writable data. Read it live; outer frames rarely change. */
+    if (remote__read(u->pid, addr, val, sizeof *val) == 0) {
+        u->st.live_reads++;
+        return 0;
+    }
+    u->st.failed_reads++;
+    return -UNW_EINVAL;
+}
+
+static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write,
+                      void *arg)
+{
+    struct unwinder *u = arg;
+    const struct user_regs_struct *r = u->regs;
+    (void)as;
+    if (write || !r)
+        return -UNW_EINVAL;
+    switch (reg) {
+    case UNW_X86_64_RAX: *val = r->rax; break;
+    case UNW_X86_64_RDX: *val = r->rdx; break;
+    case UNW_X86_64_RCX: *val = r->rcx; break;
+    case UNW_X86_64_RBX: *val = r->rbx; break;
+    case UNW_X86_64_RSI: *val = r->rsi; break;
+    case UNW_X86_64_RDI: *val = r->rdi; break;
+    case UNW_X86_64_RBP: *val = r->rbp; break;
+    case UNW_X86_64_RSP: *val = r->rsp; break;
+    case UNW_X86_64_R8: *val = r->r8; break;
+    case UNW_X86_64_R9: *val = r->r9; break;
+    case UNW_X86_64_R10: *val = r->r10; break;
+    case UNW_X86_64_R11: *val = r->r11; break;
+    case UNW_X86_64_R12: *val = r->r12; break;
+    case UNW_X86_64_R13: *val = r->r13; break;
+    case UNW_X86_64_R14: *val = r->r14; break;
+    case UNW_X86_64_R15: *val = r->r15; break;
+    case UNW_X86_64_RIP: *val = r->rip; break;
+    default: return -UNW_EBADREG;
+    }
+    return 0;
+}
+
+static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val, int write,
+                        void *arg)
+{
+    (void)as;
+    (void)reg;
+    (void)val;
+    (void)write;
+    (void)arg;
+    return -UNW_EBADREG;
+}
+
+static int resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
+{
+    (void)as;
+    (void)c;
+    (void)arg;
+    return -UNW_EINVAL;
+}
+
+static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t len,
+                         unw_word_t *off, void *arg)
+{
+    (void)as;
+    (void)addr;
+    (void)buf;
+    (void)len;
+    (void)off;
+    (void)arg;
+    return -UNW_ENOINFO;
+}
+
+static unw_accessors_t accessors = {
+    .find_proc_info = find_proc_info,
+    .put_unwind_info = put_unwind_info,
+    .get_dyn_info_list_addr = get_dyn_info_list_addr,
+    .access_mem = access_mem,
+    .access_reg = access_reg,
+    .access_fpreg = access_fpreg,
+    .resume = resume,
+    .get_proc_name = get_proc_name,
+};
+
+int unwind__init(struct unwinder *u, struct modset *ms, pid_t pid)
+{
+    memset(u, 0, sizeof *u);
+    u->ms = ms;
+    u->pid = pid;
+    u->as = unw_create_addr_space(&accessors, 0);
+    if (!u->as)
+        return -1;
+    unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+    for (size_t i = 0; i < 1024; i++)
+        u->cfi_cache_val[i] = -1;
+    return 0;
+}
+
+void unwind__free(struct unwinder *u)
+{
+    if (u->as)
+        unw_destroy_addr_space(u->as);
+    u->as = NULL;
+}
+
+void unwind__flush(struct unwinder *u)
+{
+    unw_flush_cache(u->as, 0, 0);
+    for (size_t i = 0; i < 1024; i++)
+        u->cfi_cache_val[i] = -1;
+}
+
+bool unwind__is_haskell_pc(struct unwinder *u, uint64_t pc)
+{
+    struct module *m = modset__find(u->ms, pc);
+    size_t slot = (pc >> 2) & 1023;
+    unw_proc_info_t pi;
+
+    if (!m || !m->is_haskell)
+        return false;
+    if (u->cfi_cache_val[slot] >= 0 && u->cfi_cache_pc[slot] == pc)
+        return u->cfi_cache_val[slot] == 0;
+    memset(&pi, 0, sizeof pi);
+    bool has_cfi = find_proc_info(u->as, pc, &pi, 0, u) == 0;
+    u->cfi_cache_pc[slot] = pc;
+    u->cfi_cache_val[slot] = has_cfi;
+    return !has_cfi;
+}
+
+void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
+                   const struct memimg *img, struct raw_frame *out, int max,
+                   struct unwind_result *res)
+{
+    unw_cursor_t c;
+    unw_word_t ip, sp, prev_sp = 0;
+    int n = 0;
+
+    memset(res, 0, sizeof *res);
+    u->regs = regs;
+    u->img = img;
+    u->st.stacks++;
+    if (max <= 0)
+        return;
+    if (unw_init_remote(&c, u->as, u) < 0) {
+        out[n++] = (struct raw_frame){WE_C_UNWIND, FK_INVALID, 0};
+        res->error = true;
+        goto done;
+    }
+    for (;;) {
+        if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+            break;
+        unw_get_reg(&c, UNW_REG_SP, &sp);
+        /* Return addresses point after the call: test the call itself. */
+        if (unwind__is_haskell_pc(u, n == 0 ? ip : ip - 1)) {
+            unw_word_t rbp = 0;
+            unw_get_reg(&c, UNW_X86_64_RBP, &rbp);
+            res->reached_haskell = true;
+            res->hs_pc = ip;
+            res->hs_is_leaf = n == 0;
+            res->hs_sp = rbp;
+            break;
+        }
+        if (n == max - 1) {
+            out[n++] = (struct raw_frame){0, FK_TRUNCATED, 0};
+            res->truncated = true;
+            break;
+        }
+        uint32_t kind = n == 0 ? FK_PC : FK_RET;
+        out[n++] = (struct raw_frame){ip, kind, 0};
+        if (n > 1 && sp <= prev_sp) {
+            /* The stack pointer must grow towards the caller; anything else
+             * is a corrupt unwind that would loop. */
+            break;
+        }
+        prev_sp = sp;
+        int r = unw_step(&c);
+        if (r == 0)
+            break;
+        if (r < 0) {
+            u->st.errors++;
+            if (n < max)
+                out[n++] = (struct raw_frame){WE_C_UNWIND, FK_INVALID, 0};
+            res->error = true;
+            break;
+        }
+    }
+done:
+    res->n = n;
+    u->st.frames += (unsigned long)n;
+    u->regs = NULL;
+    u->img = NULL;
+}

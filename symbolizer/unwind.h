@@ -1,0 +1,69 @@
+/* unwind.h - C stacks, unwound after the target has resumed.
+ *
+ * libunwind's remote unwinder (the one libunwind-ptrace drives) with our own
+ * accessors, the design perf uses for --call-graph=dwarf: registers and the
+ * stack bytes come from the capture taken while the thread was stopped,
+ * unwind tables (.eh_frame_hdr/.eh_frame) and code come from the object files
+ * (modset), and only a read outside both falls back to process_vm_readv of the
+ * live process (counted: it may see a newer state). libunwind's global cache
+ * keeps the parsed unwind rules of every pc across samples.
+ *
+ * In a GHC program the unwind stops at the first frame whose pc is Haskell
+ * code (a GHC module without CFI for that pc): there rbp is the STG stack
+ * pointer Sp, restored by the C frames' CFI, and the STG walker takes over.
+ */
+#ifndef HSSPY_UNWIND_H
+#define HSSPY_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "sampler/memimg.h"
+#include "sampler/sample.h"
+#include "symbolizer/modset.h"
+
+struct unwind_stats {
+    unsigned long stacks, frames;
+    unsigned long live_reads;   /* words read from the running process */
+    unsigned long failed_reads; /* words nobody could provide */
+    unsigned long errors;       /* unw_step errors */
+};
+
+struct unwinder {
+    void *as; /* unw_addr_space_t */
+    struct modset *ms;
+    pid_t pid;
+    const struct user_regs_struct *regs; /* the stack being unwound */
+    const struct memimg *img;
+    struct unwind_stats st;
+    uint64_t cfi_cache_pc[1024];
+    int8_t cfi_cache_val[1024];
+};
+
+struct unwind_result {
+    int n;               /* frames written */
+    bool reached_haskell;/* stopped at Haskell code ... */
+    uint64_t hs_pc;      /* ... at this pc (exact for the leaf, a return address above it) */
+    bool hs_is_leaf;     /* the thread was executing Haskell code itself */
+    uint64_t hs_sp;      /* rbp there: the STG Sp */
+    bool error;          /* the unwind failed (an FK_INVALID frame was added) */
+    bool truncated;
+};
+
+int unwind__init(struct unwinder *u, struct modset *ms, pid_t pid);
+void unwind__free(struct unwinder *u);
+/* Drop cached unwind rules (after modules changed). */
+void unwind__flush(struct unwinder *u);
+
+/* Unwind one thread from its captured registers and stack, writing at most
+ * max raw frames (innermost first: FK_PC then FK_RET). */
+void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
+                   const struct memimg *img, struct raw_frame *out, int max,
+                   struct unwind_result *res);
+
+/* Is pc GHC-compiled code (a Haskell module and no CFI covers it)? */
+bool unwind__is_haskell_pc(struct unwinder *u, uint64_t pc);
+
+#endif
