@@ -1,0 +1,67 @@
+/* folded.c - Brendan Gregg's folded stacks: one line per distinct stack,
+ * frames outermost first separated by ';', a space, the sample count.
+ * The input format of flamegraph.pl, inferno and speedscope. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/counter.h"
+#include "out/writer.h"
+
+/* Append a frame name, keeping the format's separators out of it. */
+static size_t append(char *buf, size_t pos, size_t size, const char *name)
+{
+    for (; *name && pos + 1 < size; name++)
+        buf[pos++] = (*name == ';' || *name == '\n') ? ':' : *name;
+    buf[pos] = 0;
+    return pos;
+}
+
+static int write_folded(const struct profile *p, const struct out_opts *o, FILE *f)
+{
+    struct counter c;
+    const char *names[MAX_FRAMES + 4];
+    char scratch[128];
+    static char line[MAX_FRAMES * 64];
+    int r = 0;
+
+    if (counter__init(&c) < 0)
+        return -1;
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const struct prof_sample *s = &p->samples[i];
+        int first, n;
+        size_t pos = 0;
+        if (!out__visible(p, s, o))
+            continue;
+        n = out__path(p, s, o, names, MAX_FRAMES + 4, scratch, &first);
+        if (n == 0)
+            continue;
+        line[0] = 0;
+        for (int k = 0; k < n; k++) {
+            if (k && pos + 1 < sizeof line)
+                line[pos++] = ';';
+            pos = append(line, pos, sizeof line, names[k]);
+        }
+        if (!counter__add(&c, line, 1, 0)) {
+            r = -1;
+            goto out;
+        }
+    }
+    struct counter_entry *v = counter__sorted(&c, COUNTER_BY_KEY);
+    if (!v) {
+        r = -1;
+        goto out;
+    }
+    for (size_t i = 0; i < c.n; i++)
+        fprintf(f, "%s %llu\n", v[i].key, (unsigned long long)v[i].count);
+    free(v);
+out:
+    counter__free(&c);
+    return r;
+}
+
+const struct writer writer_folded = {
+    .name = "folded",
+    .help = "folded stacks, one line per stack (flamegraph.pl, inferno, speedscope)",
+    .text = true,
+    .write = write_folded,
+};

@@ -1,0 +1,270 @@
+/* profile.c - interning of frames and stacks, samples and threads. */
+#include "out/profile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EMPTY UINT32_MAX
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 64;
+    while (nc < need)
+        nc *= 2;
+    void *nv = realloc(*v, nc * elem);
+    if (!nv)
+        return -ENOMEM;
+    *v = nv;
+    *cap = nc;
+    return 0;
+}
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint32_t *new_table(size_t size)
+{
+    uint32_t *t = malloc(size * sizeof *t);
+    if (t)
+        memset(t, 0xff, size * sizeof *t);
+    return t;
+}
+
+int profile__init(struct profile *p)
+{
+    memset(p, 0, sizeof *p);
+    p->frame_hash_size = 4096;
+    p->stack_hash_size = 4096;
+    p->frame_hash = new_table(p->frame_hash_size);
+    p->stack_hash = new_table(p->stack_hash_size);
+    if (!p->frame_hash || !p->stack_hash) {
+        profile__free(p);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+void profile__free(struct profile *p)
+{
+    if (p->syms)
+        for (size_t i = 0; i < p->nframes; i++)
+            frame_sym__free(&p->syms[i]);
+    free(p->syms);
+    free(p->threads);
+    free(p->samples);
+    free(p->frames);
+    free(p->frame_hash);
+    free(p->ids);
+    free(p->stacks);
+    free(p->stack_hash);
+    memset(p, 0, sizeof *p);
+}
+
+int profile__thread(struct profile *p, pid_t tid, const char *comm)
+{
+    for (size_t i = p->nthreads; i-- > 0;)
+        if (p->threads[i].tid == tid)
+            return (int)i;
+    if (grow((void **)&p->threads, &p->cap_threads, p->nthreads + 1, sizeof *p->threads) < 0)
+        return -1;
+    struct prof_thread *t = &p->threads[p->nthreads];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    strncpy(t->comm, comm ? comm : "?", sizeof t->comm - 1);
+    return (int)p->nthreads++;
+}
+
+static uint64_t frame_hash(const struct raw_frame *f)
+{
+    return mix(f->addr * 31 + f->kind * 7 + f->aux);
+}
+
+static int rehash_frames(struct profile *p)
+{
+    size_t size = p->frame_hash_size * 2;
+    uint32_t *t = new_table(size);
+    if (!t)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < p->nframes; i++) {
+        size_t h = frame_hash(&p->frames[i]) & (size - 1);
+        while (t[h] != EMPTY)
+            h = (h + 1) & (size - 1);
+        t[h] = i;
+    }
+    free(p->frame_hash);
+    p->frame_hash = t;
+    p->frame_hash_size = size;
+    return 0;
+}
+
+static int64_t intern_frame(struct profile *p, const struct raw_frame *f)
+{
+    size_t mask = p->frame_hash_size - 1;
+    size_t h = frame_hash(f) & mask;
+    for (; p->frame_hash[h] != EMPTY; h = (h + 1) & mask) {
+        const struct raw_frame *g = &p->frames[p->frame_hash[h]];
+        if (g->addr == f->addr && g->kind == f->kind && g->aux == f->aux)
+            return p->frame_hash[h];
+    }
+    if (grow((void **)&p->frames, &p->cap_frames, p->nframes + 1, sizeof *p->frames) < 0)
+        return -1;
+    p->frames[p->nframes] = *f;
+    p->frame_hash[h] = (uint32_t)p->nframes;
+    int64_t id = (int64_t)p->nframes++;
+    if (p->nframes * 2 > p->frame_hash_size && rehash_frames(p) < 0)
+        return -1;
+    return id;
+}
+
+static uint64_t ids_hash(const uint32_t *ids, uint32_t n)
+{
+    uint64_t h = n;
+    for (uint32_t i = 0; i < n; i++)
+        h = mix(h ^ ids[i]) + i;
+    return h;
+}
+
+static int rehash_stacks(struct profile *p)
+{
+    size_t size = p->stack_hash_size * 2;
+    uint32_t *t = new_table(size);
+    if (!t)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < p->nstacks; i++) {
+        size_t h = ids_hash(p->ids + p->stacks[i].off, p->stacks[i].len) & (size - 1);
+        while (t[h] != EMPTY)
+            h = (h + 1) & (size - 1);
+        t[h] = i;
+    }
+    free(p->stack_hash);
+    p->stack_hash = t;
+    p->stack_hash_size = size;
+    return 0;
+}
+
+int64_t profile__stack(struct profile *p, const struct raw_frame *f, int n)
+{
+    if (n < 0)
+        n = 0;
+    /* Frame ids are appended tentatively; dropped again if the stack exists. */
+    if (grow((void **)&p->ids, &p->cap_ids, p->nids + (size_t)n, sizeof *p->ids) < 0)
+        return -1;
+    uint32_t *ids = p->ids + p->nids;
+    for (int i = 0; i < n; i++) {
+        int64_t id = intern_frame(p, &f[i]);
+        if (id < 0)
+            return -1;
+        ids[i] = (uint32_t)id;
+    }
+    size_t mask = p->stack_hash_size - 1;
+    size_t h = ids_hash(ids, (uint32_t)n) & mask;
+    for (; p->stack_hash[h] != EMPTY; h = (h + 1) & mask) {
+        const struct prof_stack *s = &p->stacks[p->stack_hash[h]];
+        if (s->len == (uint32_t)n && memcmp(p->ids + s->off, ids, (size_t)n * sizeof *ids) == 0)
+            return p->stack_hash[h];
+    }
+    if (grow((void **)&p->stacks, &p->cap_stacks, p->nstacks + 1, sizeof *p->stacks) < 0)
+        return -1;
+    p->stacks[p->nstacks] = (struct prof_stack){(uint32_t)p->nids, (uint32_t)n};
+    p->nids += (size_t)n;
+    p->stack_hash[h] = (uint32_t)p->nstacks;
+    int64_t id = (int64_t)p->nstacks++;
+    if (p->nstacks * 2 > p->stack_hash_size && rehash_stacks(p) < 0)
+        return -1;
+    return id;
+}
+
+int profile__add(struct profile *p, const struct prof_sample *s)
+{
+    if (grow((void **)&p->samples, &p->cap_samples, p->nsamples + 1, sizeof *p->samples) < 0)
+        return -ENOMEM;
+    p->samples[p->nsamples++] = *s;
+    struct prof_thread *t = &p->threads[s->thread];
+    t->samples++;
+    t->oncpu += s->state == 'R';
+    if (s->tag < TAG__COUNT)
+        t->tags[s->tag]++;
+    return 0;
+}
+
+int profile__symbolize(struct profile *p, struct modset *ms)
+{
+    p->syms = calloc(p->nframes ? p->nframes : 1, sizeof *p->syms);
+    if (!p->syms)
+        return -ENOMEM;
+    for (size_t i = 0; i < p->nframes; i++)
+        if (symbolize__frame(ms, &p->frames[i], &p->syms[i]) < 0)
+            return -ENOMEM;
+    return 0;
+}
+
+const char *profile__frame_name(const struct profile *p, uint32_t frame)
+{
+    if (!p->syms || frame >= p->nframes || !p->syms[frame].name)
+        return "[unknown]";
+    return p->syms[frame].name;
+}
+
+double profile__achieved_hz(const struct profile *p)
+{
+    return p->duration_ns ? (double)p->ticks * 1e9 / (double)p->duration_ns : 0.0;
+}
+
+/* Buckets: 0..15 are exact µs (0-15 µs); above, 8 buckets per doubling. */
+static unsigned bucket_of(uint64_t ns)
+{
+    uint64_t us = ns / 1000;
+    if (us < 16)
+        return (unsigned)us;
+    unsigned lg = 63u - (unsigned)__builtin_clzll(us); /* >= 4 */
+    unsigned sub = (unsigned)((us >> (lg - 3)) & 7);
+    unsigned b = 16 + (lg - 4) * 8 + sub;
+    return b < HIST_BUCKETS ? b : HIST_BUCKETS - 1;
+}
+
+static uint64_t bucket_top_ns(unsigned b)
+{
+    if (b < 16)
+        return (uint64_t)(b + 1) * 1000;
+    unsigned lg = (b - 16) / 8 + 4, sub = (b - 16) % 8;
+    uint64_t lo = ((uint64_t)(8 + sub)) << (lg - 3);
+    uint64_t width = 1ull << (lg - 3);
+    return (lo + width) * 1000;
+}
+
+void hist__add(struct hist *h, uint64_t ns)
+{
+    h->n++;
+    h->sum_ns += ns;
+    if (ns > h->max_ns)
+        h->max_ns = ns;
+    h->b[bucket_of(ns)]++;
+}
+
+uint64_t hist__quantile(const struct hist *h, double q)
+{
+    if (!h->n)
+        return 0;
+    uint64_t want = (uint64_t)(q * (double)h->n);
+    if (want >= h->n)
+        want = h->n - 1;
+    uint64_t seen = 0;
+    for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+        seen += h->b[b];
+        if (seen > want) {
+            uint64_t top = bucket_top_ns(b);
+            return top < h->max_ns ? top : h->max_ns;
+        }
+    }
+    return h->max_ns;
+}

@@ -1,0 +1,119 @@
+/* profile.h - everything a recording produced, ready for the writers.
+ *
+ * Frames (address + kind) and stacks (lists of frame ids, innermost first)
+ * are interned, so a sample is a few integers: when, which thread, which
+ * stack, which tag, which /proc state. After recording, profile__symbolize
+ * names every distinct frame once. Writers read a profile and never touch the
+ * target.
+ */
+#ifndef HSSPY_PROFILE_H
+#define HSSPY_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sampler/sample.h"
+#include "symbolizer/symbolize.h"
+
+struct prof_thread {
+    pid_t tid;
+    char comm[16];
+    char role[48];  /* "capability 0", "safe-FFI worker", ... ("" if unknown) */
+    uint64_t samples; /* every sample taken of it, idle or not */
+    uint64_t oncpu;   /* samples in /proc state R */
+    uint64_t tags[TAG__COUNT];
+};
+
+#define SAMPLE_IDLE 1 /* dropped unless --idle */
+
+struct prof_sample {
+    uint64_t t_ns;   /* since the recording started */
+    uint32_t thread; /* index in threads */
+    uint32_t stack;  /* stack id */
+    uint8_t tag;     /* enum sample_tag */
+    char state;      /* /proc state letter before the stop */
+    uint8_t flags;   /* SAMPLE_IDLE */
+    int8_t cap;      /* capability held, -1 if none/unknown */
+};
+
+/* Distribution of a duration, in a log-scale histogram (µs resolution up to
+ * ~1 s) so medians and p99s need no stored samples. */
+#define HIST_BUCKETS 160
+struct hist {
+    uint64_t n, sum_ns, max_ns;
+    uint32_t b[HIST_BUCKETS];
+};
+void hist__add(struct hist *h, uint64_t ns);
+/* The q-quantile (0..1), in ns (upper bound of its bucket). */
+uint64_t hist__quantile(const struct hist *h, double q);
+
+struct profile {
+    /* what was profiled */
+    pid_t pid;
+    char cmdline[1024];
+    char ghc_version[16]; /* "" for a non-GHC program */
+    bool launched;        /* hsspy started it (-- CMD) */
+    int exit_status;      /* its wait status, if it exited while recorded */
+    bool exited;
+
+    /* how the sampling went */
+    double rate_hz;       /* asked */
+    uint64_t start_wall_ns; /* CLOCK_REALTIME at the start */
+    uint64_t duration_ns;
+    uint64_t ticks;        /* samples of the whole process taken */
+    uint64_t missed_ticks; /* ticks skipped because hsspy ran late */
+    struct hist pause;     /* per thread: from interrupt to resume */
+    uint64_t errors[WE__COUNT];
+    uint64_t lost_threads; /* interrupted but did not stop in time */
+    unsigned long signals_forwarded, live_reads;
+
+    struct prof_thread *threads;
+    size_t nthreads, cap_threads;
+    struct prof_sample *samples;
+    size_t nsamples, cap_samples;
+
+    struct raw_frame *frames;
+    size_t nframes, cap_frames;
+    uint32_t *frame_hash;
+    size_t frame_hash_size;
+    struct frame_sym *syms; /* nframes entries after profile__symbolize */
+
+    uint32_t *ids;      /* all stacks' frame ids, concatenated */
+    size_t nids, cap_ids;
+    struct prof_stack { uint32_t off, len; } *stacks;
+    size_t nstacks, cap_stacks;
+    uint32_t *stack_hash;
+    size_t stack_hash_size;
+};
+
+int profile__init(struct profile *p);
+void profile__free(struct profile *p);
+
+/* The thread's index, adding it on first sight. -1 on ENOMEM. */
+int profile__thread(struct profile *p, pid_t tid, const char *comm);
+
+/* Intern a stack of n raw frames (innermost first); its id, or -1 on ENOMEM. */
+int64_t profile__stack(struct profile *p, const struct raw_frame *f, int n);
+
+/* Record a sample. 0 or -ENOMEM. */
+int profile__add(struct profile *p, const struct prof_sample *s);
+
+/* Name every frame (once each). */
+int profile__symbolize(struct profile *p, struct modset *ms);
+
+/* Frame ids of a stack, innermost first. */
+static inline const uint32_t *profile__stack_ids(const struct profile *p, uint32_t stack,
+                                                 uint32_t *n)
+{
+    *n = p->stacks[stack].len;
+    return p->ids + p->stacks[stack].off;
+}
+
+/* The display name of a frame ("[unknown]" before symbolization). */
+const char *profile__frame_name(const struct profile *p, uint32_t frame);
+
+/* Achieved rate: ticks per second of recording. */
+double profile__achieved_hz(const struct profile *p);
+
+#endif

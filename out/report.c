@@ -1,0 +1,160 @@
+/* report.c - a human-readable summary: how the sampling went, then per OS
+ * thread its samples, time on CPU, tag shares and top functions. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "out/counter.h"
+#include "out/writer.h"
+
+#define TOP 10
+
+static void header(const struct profile *p, FILE *f)
+{
+    uint64_t errors = 0, visible_threads = 0;
+    for (int e = 1; e < WE__COUNT; e++)
+        errors += p->errors[e];
+    for (size_t i = 0; i < p->nthreads; i++)
+        visible_threads += p->threads[i].samples > 0;
+
+    fprintf(f, "hsspy report\n");
+    fprintf(f, "  target:    pid %d: %s\n", (int)p->pid, p->cmdline);
+    if (p->ghc_version[0])
+        fprintf(f, "  runtime:   GHC %s\n", p->ghc_version);
+    fprintf(f, "  duration:  %.2f s\n", (double)p->duration_ns / 1e9);
+    fprintf(f, "  rate:      %.0f Hz asked, %.1f Hz achieved, %" PRIu64 " ticks, %" PRIu64
+               " missed\n",
+            p->rate_hz, profile__achieved_hz(p), p->ticks, p->missed_ticks);
+    fprintf(f, "  samples:   %zu thread samples from %" PRIu64 " threads\n", p->nsamples,
+            visible_threads);
+    if (p->pause.n)
+        fprintf(f,
+                "  pause:     per thread: mean %.1f us, median %.1f us, p99 %.1f us, max %.1f "
+                "us\n",
+                (double)p->pause.sum_ns / (double)p->pause.n / 1e3,
+                (double)hist__quantile(&p->pause, 0.5) / 1e3,
+                (double)hist__quantile(&p->pause, 0.99) / 1e3, (double)p->pause.max_ns / 1e3);
+    fprintf(f, "  errors:    %" PRIu64, errors);
+    if (errors) {
+        const char *sep = " (";
+        for (int e = 1; e < WE__COUNT; e++)
+            if (p->errors[e]) {
+                fprintf(f, "%s%s: %" PRIu64, sep, walk_error__str(e), p->errors[e]);
+                sep = ", ";
+            }
+        fputc(')', f);
+    }
+    if (p->lost_threads)
+        fprintf(f, "; %" PRIu64 " thread stops timed out", p->lost_threads);
+    fputc('\n', f);
+    if (p->launched && p->exited) {
+        if (WIFEXITED(p->exit_status))
+            fprintf(f, "  exit:      the command exited with status %d\n",
+                    WEXITSTATUS(p->exit_status));
+        else if (WIFSIGNALED(p->exit_status))
+            fprintf(f, "  exit:      the command was killed by signal %d\n",
+                    WTERMSIG(p->exit_status));
+    }
+}
+
+static int cmp_threads(const void *a, const void *b)
+{
+    const struct prof_thread *x = *(const struct prof_thread *const *)a;
+    const struct prof_thread *y = *(const struct prof_thread *const *)b;
+    if (x->samples != y->samples)
+        return x->samples > y->samples ? -1 : 1;
+    return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void top(FILE *f, const char *title, const struct counter *c, uint64_t total)
+{
+    struct counter_entry *v = counter__sorted(c, COUNTER_BY_COUNT);
+    if (!v)
+        return;
+    fprintf(f, "  %s\n", title);
+    for (size_t i = 0; i < c->n && i < TOP; i++)
+        fprintf(f, "    %6.1f%%  %s\n", 100.0 * (double)v[i].count / (double)total, v[i].key);
+    free(v);
+}
+
+static int thread_section(const struct profile *p, const struct out_opts *o, size_t ti, FILE *f)
+{
+    const struct prof_thread *t = &p->threads[ti];
+    struct counter self, total;
+    const char *names[MAX_FRAMES + 4];
+    char scratch[128];
+    uint64_t shown = 0;
+    struct out_opts no_root = *o;
+
+    no_root.threads = false;
+    if (counter__init(&self) < 0 || counter__init(&total) < 0)
+        return -1;
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const struct prof_sample *s = &p->samples[i];
+        int first, n;
+        if (s->thread != ti || !out__visible(p, s, o))
+            continue;
+        shown++;
+        n = out__path(p, s, &no_root, names, MAX_FRAMES + 4, scratch, &first);
+        if (n > first)
+            counter__add(&self, names[n - 1], 1, 0);
+        /* A function counts once per sample however often it recurses. */
+        for (int k = first; k < n; k++) {
+            bool dup = false;
+            for (int j = first; j < k && !dup; j++)
+                dup = strcmp(names[j], names[k]) == 0;
+            if (!dup)
+                counter__add(&total, names[k], 1, 0);
+        }
+    }
+    fprintf(f, "\nthread %d (%s)%s%s: %" PRIu64 " samples, on CPU %.1f%%", (int)t->tid, t->comm,
+            t->role[0] ? ", " : "", t->role, t->samples,
+            t->samples ? 100.0 * (double)t->oncpu / (double)t->samples : 0.0);
+    if (shown != t->samples)
+        fprintf(f, ", %" PRIu64 " shown (idle left out; --idle keeps them)", shown);
+    fputc('\n', f);
+    bool tagged = false;
+    for (int g = 1; g < TAG__COUNT; g++)
+        tagged |= t->tags[g] > 0;
+    if (tagged && t->samples) {
+        fprintf(f, "  tags:");
+        for (int g = 1; g < TAG__COUNT; g++)
+            if (t->tags[g])
+                fprintf(f, " %s %.1f%%", sample_tag__str(g),
+                        100.0 * (double)t->tags[g] / (double)t->samples);
+        fputc('\n', f);
+    }
+    if (shown) {
+        top(f, "self:", &self, shown);
+        top(f, "total:", &total, shown);
+    }
+    counter__free(&self);
+    counter__free(&total);
+    return 0;
+}
+
+static int write_report(const struct profile *p, const struct out_opts *o, FILE *f)
+{
+    const struct prof_thread **order = malloc((p->nthreads + 1) * sizeof *order);
+    if (!order)
+        return -1;
+    header(p, f);
+    for (size_t i = 0; i < p->nthreads; i++)
+        order[i] = &p->threads[i];
+    qsort(order, p->nthreads, sizeof *order, cmp_threads);
+    for (size_t i = 0; i < p->nthreads; i++)
+        if (thread_section(p, o, (size_t)(order[i] - p->threads), f) < 0) {
+            free(order);
+            return -1;
+        }
+    free(order);
+    return 0;
+}
+
+const struct writer writer_report = {
+    .name = "report",
+    .help = "summary: sampling health, then per thread its top self and total functions",
+    .text = true,
+    .write = write_report,
+};

@@ -1,0 +1,45 @@
+/* writer.h - the one interface every output format implements.
+ *
+ * A writer turns a finished, symbolized profile into bytes on a FILE. The
+ * sampler knows nothing of formats; adding one is adding a `struct writer`
+ * to the table in out/writer.c.
+ *
+ * The displayed stack of a sample, outermost first, is the same for every
+ * writer (out__path): an optional "tid N (comm)" root (--threads), the tag
+ * in brackets for GHC programs ("[haskell]"), then the code frames.
+ */
+#ifndef HSSPY_WRITER_H
+#define HSSPY_WRITER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "out/profile.h"
+
+struct out_opts {
+    bool threads; /* a root frame per OS thread */
+    bool idle;    /* keep samples of idle threads */
+};
+
+struct writer {
+    const char *name;
+    const char *help;
+    bool text; /* may go to a terminal */
+    int (*write)(const struct profile *p, const struct out_opts *o, FILE *f);
+};
+
+const struct writer *writer__find(const char *name);
+/* NULL-terminated list of all writers. */
+const struct writer *const *writer__all(void);
+
+/* Is this sample shown under these options? */
+bool out__visible(const struct profile *p, const struct prof_sample *s, const struct out_opts *o);
+
+/* The displayed frames of a sample, outermost first, into names[0..max).
+ * Pseudo-frames (tid root, tag) are formatted into scratch, which must hold
+ * 128 bytes. Returns the count; *first_code is the index of the first code
+ * frame (after the pseudo-frames). */
+int out__path(const struct profile *p, const struct prof_sample *s, const struct out_opts *o,
+              const char **names, int max, char *scratch, int *first_code);
+
+#endif
