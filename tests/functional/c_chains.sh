@@ -1,0 +1,64 @@
+# c_chains - a two-thread C program without frame pointers: both launch and
+# attach mode must find each thread's outer;middle;leaf chain, under the
+# right entry function, and --threads must keep the two threads apart.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+CH=$W/chains
+
+# check_chains NAME FOLDED: both chains present, and they dominate.
+check_chains() {
+    local name=$1 f=$2
+    local total main worker
+    total=$(total_count "$f")
+    main=$(count_matching "$f" '(^|;)main;outer;middle;leaf [0-9]+$')
+    worker=$(count_matching "$f" '(^|;)worker;outer;middle;leaf [0-9]+$')
+    if [ "$main" -ge 50 ] && [ "$worker" -ge 50 ] && [ $((10 * (main + worker))) -ge $((9 * total)) ]; then
+        pass "$name"
+    else
+        fail "$name" "main chain $main, worker chain $worker of $total samples; got: $(sort -t' ' -k2 -rn "$f" | head -n 5 | tr '\n' '|')"
+    fi
+}
+
+# Launch mode.
+"$HSSPY" record -q -F 199 -d 2 -o "$T/launch.folded" -- "$CH" 2.5 >"$T/launch.out" 2>"$T/launch.err"
+check "launch-exit-status" "hsspy failed: $(cat "$T/launch.err")" test $? -eq 0
+check_chains "launch-chains" "$T/launch.folded"
+check "launch-outermost-frames" "main chain not rooted in _start/__libc_start_main" \
+    has_line "$T/launch.folded" '^_start;__libc_start_main;__libc_start_call_main;main;outer;middle;leaf '
+check "launch-worker-root" "worker chain not rooted in start_thread" \
+    has_line "$T/launch.folded" '(^|;)start_thread;worker;outer;middle;leaf '
+
+# Attach mode, with --threads.
+bg "$CH" 4 >"$T/attach.out"
+pid=$!
+wait_for_line "$T/attach.out" '^worker [0-9]+' || fail "attach-setup" "workload did not start"
+main_tid=$(sed -n 's/^main //p' "$T/attach.out")
+worker_tid=$(sed -n 's/^worker //p' "$T/attach.out")
+"$HSSPY" record -q -F 199 -d 2 --threads -p "$pid" -o "$T/attach.folded" 2>"$T/attach.err"
+check "attach-exit-status" "hsspy failed: $(cat "$T/attach.err")" test $? -eq 0
+check_chains "attach-chains" "$T/attach.folded"
+
+# --threads: every line starts with its thread, and each chain sits only
+# under its own thread.
+check "threads-root-main" "no 'tid $main_tid (chains)' root over main;outer;middle;leaf" \
+    has_line "$T/attach.folded" "^tid $main_tid \\(chains\\);.*;main;outer;middle;leaf [0-9]+$"
+check "threads-root-worker" "no 'tid $worker_tid (chains-worker)' root over worker;outer;middle;leaf" \
+    has_line "$T/attach.folded" "^tid $worker_tid \\(chains-worker\\);.*;worker;outer;middle;leaf [0-9]+$"
+if grep -E -q "^tid $main_tid .*;worker;" "$T/attach.folded" ||
+    grep -E -q "^tid $worker_tid .*;main;" "$T/attach.folded"; then
+    fail "threads-apart" "a chain appears under the other thread's root"
+else
+    pass "threads-apart"
+fi
+check "threads-every-line-rooted" "a line without a tid root" \
+    test "$(grep -c -v '^tid [0-9]* (' "$T/attach.folded")" -eq 0
+
+# The target was not harmed: it finishes normally.
+wait "$pid"
+check "attach-target-exit" "target exited with status $? after being profiled" test $? -eq 0
+
+# Without --threads the same chains merge by function, no tid roots.
+"$HSSPY" record -q -F 99 -d 1 -o "$T/plain.folded" -- "$CH" 1.5 >/dev/null 2>&1
+check "no-threads-no-roots" "tid roots without --threads" \
+    test "$(grep -c '^tid ' "$T/plain.folded")" -eq 0
