@@ -26,7 +26,8 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 WORKLOADS_C := $(wildcard tests/workloads/*.c)
-WORKLOAD_BIN := $(WORKLOADS_C:tests/workloads/%.c=$(B)/workloads/%)
+WORKLOAD_BIN := $(WORKLOADS_C:tests/workloads/%.c=$(B)/workloads/%) \
+                $(B)/workloads/symtest_pie $(B)/workloads/symtest_nopie
 
 all: hsspy
 
@@ -46,6 +47,15 @@ $(B)/tests/%: tests/unit/%.c $(LIBOBJ)
 $(B)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread -o $@ $<
+
+# The symbol lookup test needs one executable of each kind.
+$(B)/workloads/symtest_pie: tests/workloads/symtest.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fPIE -pie -o $@ $<
+
+$(B)/workloads/symtest_nopie: tests/workloads/symtest.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-pie -no-pie -o $@ $<
 
 deps:
 	@tests/deps.sh

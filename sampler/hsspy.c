@@ -36,7 +36,7 @@ static void record_usage(FILE *f)
     const struct writer *const *w = writer__all();
     fprintf(f,
             "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--threads] [--idle]\n"
-            "                    (-p PID | -- CMD [ARGS...])\n"
+            "                    [-q] (-p PID | -- CMD [ARGS...])\n"
             "\n"
             "Sample every thread of a process and write a profile.\n"
             "\n"
@@ -94,6 +94,7 @@ static int cmd_record(int argc, char **argv)
     char *end;
 
     optind = 1;
+    opterr = 0; /* our own one-line messages instead of getopt's */
     /* '+': stop at the first non-option, so `-- CMD -x` keeps CMD's options. */
     while ((c = getopt_long(argc, argv, "+p:F:d:o:f:qh", opts, NULL)) != -1) {
         switch (c) {
@@ -133,7 +134,11 @@ static int cmd_record(int argc, char **argv)
         case 'q': log__set_quiet(true); break;
         case 'h': record_usage(stdout); return 0;
         default:
-            fprintf(stderr, "Try 'hsspy record --help'.\n");
+            if (optopt)
+                log__error("option -%c %s (see hsspy record --help)", optopt,
+                           strchr("pFdof", optopt) ? "needs a value" : "is unknown");
+            else
+                log__error("unknown option '%s' (see hsspy record --help)", argv[optind - 1]);
             return 2;
         }
     }
@@ -141,8 +146,8 @@ static int cmd_record(int argc, char **argv)
         o.argv = argv + optind;
     if (!o.pid == !o.argv) {
         log__error(o.pid ? "give either -p PID or -- CMD, not both"
-                         : "nothing to profile: give -p PID or -- CMD [ARGS...]");
-        fprintf(stderr, "Try 'hsspy record --help'.\n");
+                         : "nothing to profile: give -p PID or -- CMD [ARGS...] (see hsspy "
+                           "record --help)");
         return 2;
     }
     return record__run(&o);

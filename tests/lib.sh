@@ -15,7 +15,8 @@ T=$(mktemp -d "/tmp/hsspy-$TEST_NAME.XXXXXX")
 BG_PIDS=""
 
 cleanup() {
-    for p in $BG_PIDS; do kill -9 "$p" 2>/dev/null; done
+    local p
+    for p in $BG_PIDS; do { kill -9 "$p"; wait "$p"; } 2>/dev/null; done
     rm -rf "$T"
 }
 trap cleanup EXIT
@@ -54,12 +55,13 @@ wait_for_line() {
 proc_state() { sed -n 's/^State:[[:space:]]*\([A-Za-z]\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 tracer_of() { sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null; }
 
-# build_hs NAME SOURCES... [-- GHC FLAGS...]: compile into $W/hs/NAME once
+# build_hs NAME SOURCES... [-- GHC FLAGS...]: compile tests/workloads/hs/SOURCES
+# into $W/hs/NAME once
 # (rebuilt when a source is newer); prints the binary's path.
 build_hs() {
     local name=$1; shift
     local srcs=() flags=()
-    while [ $# -gt 0 ] && [ "$1" != "--" ]; do srcs+=("$ROOT/tests/workloads/$1"); shift; done
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do srcs+=("$ROOT/tests/workloads/hs/$1"); shift; done
     [ $# -gt 0 ] && shift
     flags=("$@")
     local out=$W/hs/$name obj=$W/hs/obj-$name

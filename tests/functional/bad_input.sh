@@ -1,0 +1,83 @@
+# bad_input - every error a user can cause gets one clear line on stderr, a
+# non-zero exit, and leaves the target untouched (running, not traced).
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+# expect_error NAME REGEX COMMAND...: fails with exactly one stderr line
+# matching REGEX.
+expect_error() {
+    local name=$1 re=$2; shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    local lines
+    lines=$(wc -l <"$T/err")
+    if [ $rc -eq 0 ]; then
+        fail "$name" "exit status 0"
+    elif [ "$lines" -ne 1 ]; then
+        fail "$name" "$lines lines on stderr: $(tr '\n' '|' <"$T/err")"
+    elif ! grep -E -q -- "$re" "$T/err"; then
+        fail "$name" "message '$(cat "$T/err")' does not match /$re/"
+    else
+        pass "$name"
+    fi
+}
+
+# untouched NAME PID: still running (not stopped) and not traced by anyone.
+untouched() {
+    local st tr
+    st=$(proc_state "$2"); tr=$(tracer_of "$2")
+    if [ -n "$st" ] && [ "$st" != T ] && [ "$st" != t ] && [ "$tr" = 0 ]; then
+        pass "$1"
+    else
+        fail "$1" "target state '$st', tracer '$tr'"
+    fi
+}
+
+# No such process: a pid above pid_max cannot exist.
+max=$(cat /proc/sys/kernel/pid_max)
+expect_error "no-such-pid" "no process with pid $((max + 1))" "$HSSPY" record -p $((max + 1)) -d 1
+expect_error "pid-not-a-number" "needs a process id" "$HSSPY" record -p abc -d 1
+
+# A zombie.
+bg "$W/zombie" 20 >"$T/zombie.out"
+wait_for_line "$T/zombie.out" '^[0-9]+$'
+zpid=$(head -n1 "$T/zombie.out")
+for i in $(seq 50); do [ "$(proc_state "$zpid")" = Z ] && break; sleep 0.02; done
+expect_error "zombie" "pid $zpid is a zombie" "$HSSPY" record -p "$zpid" -d 1
+
+# Already traced by another debugger.
+bg "$W/sleeper" 20
+target=$!
+bg "$W/holder" "$target" >"$T/holder.out"
+holder=$!
+wait_for_line "$T/holder.out" '^held$'
+expect_error "already-traced" "pid $target is already traced by pid $holder \\(holder\\)" \
+    "$HSSPY" record -p "$target" -d 1
+kill "$holder"; wait "$holder" 2>/dev/null
+sleep 0.1
+untouched "already-traced-untouched" "$target"
+
+# Not allowed: an unprivileged user tracing root's process.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    mkdir -p "$T/bin" && chmod 755 "$T" "$T/bin" && cp "$HSSPY" "$T/bin/hsspy"
+    expect_error "permission-denied" "not allowed to trace pid $target: .*(root|CAP_SYS_PTRACE)" \
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$T/bin/hsspy" record -p "$target" -d 1
+    untouched "permission-denied-untouched" "$target"
+else
+    skip "permission-denied" "needs root (to run hsspy as another user) and setpriv"
+fi
+
+# A command that cannot be started.
+expect_error "no-such-command" "cannot run '/nonexistent/cmd': No such file or directory" \
+    "$HSSPY" record -d 1 -- /nonexistent/cmd
+touch "$T/notexec"
+expect_error "not-executable" "cannot run '$T/notexec': Permission denied" \
+    "$HSSPY" record -d 1 -- "$T/notexec"
+
+# Usage errors.
+expect_error "no-target" "nothing to profile" "$HSSPY" record -d 1
+expect_error "bad-rate" "-F needs a rate" "$HSSPY" record -F 0 -p 1
+expect_error "bad-format" "unknown format 'nope'" "$HSSPY" record -f nope -p 1
+expect_error "unwritable-output" "cannot write /nonexistent/dir/out" \
+    "$HSSPY" record -d 1 -o /nonexistent/dir/out -p "$target"
+untouched "final-untouched" "$target"

@@ -1,0 +1,30 @@
+# sigkill - SIGKILL of hsspy in the middle of a recording (at 1 kHz, so a
+# sample is often in progress) never leaves the target stopped: it runs on
+# and exits normally.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+bg "$W/chains" 4 >"$T/chains.out"
+target=$!
+wait_for_line "$T/chains.out" '^worker ' || fail "setup" "workload did not start"
+
+stopped=0
+for delay in 0.05 0.13 0.31 0.52 0.77 1.03; do
+    "$HSSPY" record -q -F 1000 -p "$target" -o /dev/null 2>/dev/null &
+    h=$!
+    sleep "$delay"
+    kill -9 "$h"
+    wait "$h" 2>/dev/null
+    # Give the kernel a moment to finish detaching, then look at every thread.
+    sleep 0.05
+    for task in /proc/"$target"/task/*; do
+        st=$(sed -n 's/^State:[[:space:]]*\([A-Za-z]\).*/\1/p' "$task/status" 2>/dev/null)
+        tr=$(sed -n 's/^TracerPid:[[:space:]]*//p' "$task/status" 2>/dev/null)
+        case "$st" in T|t) stopped=$((stopped + 1)) ;; esac
+        [ -n "$tr" ] && [ "$tr" != 0 ] && stopped=$((stopped + 1))
+    done
+done
+check "never-left-stopped" "$stopped thread observations stopped or still traced after SIGKILL" \
+    test "$stopped" -eq 0
+wait "$target"
+check "target-exits-normally" "target exit status $?" test $? -eq 0

@@ -1,0 +1,50 @@
+# signals - signals sent to the target while it is recorded are delivered,
+# each exactly once, and a job-control stop/continue of the target neither
+# hangs hsspy nor leaves the target stopped.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+bg "$W/sigcount" 3 >"$T/count.out"
+target=$!
+wait_for_line "$T/count.out" '^ready$'
+"$HSSPY" record -q -F 1000 -p "$target" -d 2.5 -o "$T/sig.folded" 2>"$T/err" &
+h=$!
+sleep 0.3
+for i in $(seq 60); do kill -s RTMIN+1 "$target"; sleep 0.02; done
+wait "$h"
+check "hsspy-ok" "hsspy failed: $(cat "$T/err")" test $? -eq 0
+wait "$target"
+check "delivered-exactly-once" "target says '$(tail -n1 "$T/count.out")', sent 60" \
+    grep -q '^got 60$' "$T/count.out"
+
+# Job control: stop the target mid-recording, then continue it.
+bg "$W/chains" 4 >"$T/chains.out"
+target=$!
+wait_for_line "$T/chains.out" '^worker '
+"$HSSPY" record -q -F 500 -p "$target" -d 2 -o "$T/jc.folded" 2>"$T/err" &
+h=$!
+sleep 0.4
+kill -STOP "$target"
+sleep 0.5
+st=$(proc_state "$target")
+check "stop-honoured" "target state '$st' after SIGSTOP (expected stopped)" \
+    test "$st" = T -o "$st" = t
+kill -CONT "$target"
+# hsspy must finish on time although the target was stopped for a while.
+for i in $(seq 100); do kill -0 "$h" 2>/dev/null || break; sleep 0.05; done
+if kill -0 "$h" 2>/dev/null; then
+    fail "no-hang" "hsspy still running 3 s after its 2 s recording began"
+    kill -9 "$h"
+else
+    pass "no-hang"
+fi
+wait "$h"
+check "hsspy-ok-after-stop" "hsspy failed: $(cat "$T/err")" test $? -eq 0
+sleep 0.1
+st=$(proc_state "$target")
+check "running-after-cont" "target state '$st' after SIGCONT and detach" \
+    test "$st" = R -o "$st" = S
+check "sampled-after-cont" "no samples of the chains" \
+    has_line "$T/jc.folded" ';outer;middle;leaf [0-9]+$'
+wait "$target"
+check "target-exits-normally" "target exit status $?" test $? -eq 0

@@ -1,0 +1,110 @@
+/* Symbol lookup against real executables, PIE and non-PIE: start the
+ * workload, read the addresses it prints of its own functions, and check
+ * that the module set (maps + load bias + .symtab) names them, with DWARF
+ * file:line, and that return addresses are looked up at pc - 1. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "symbolizer/modset.h"
+#include "symbolizer/symbolize.h"
+#include "tests/unit/unit.h"
+
+struct target {
+    pid_t pid;
+    int in_fd; /* its stdin: closing it ends the program */
+    unsigned long alpha, beta, gamma;
+};
+
+static int start(const char *path, struct target *t)
+{
+    int in[2], out[2];
+    if (pipe(in) < 0 || pipe(out) < 0)
+        return -1;
+    t->pid = fork();
+    if (t->pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]);
+        close(out[0]);
+        execl(path, path, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    t->in_fd = in[1];
+    FILE *f = fdopen(out[0], "r");
+    int ok = f && fscanf(f, "alpha %lx beta %lx gamma %lx", &t->alpha, &t->beta, &t->gamma) == 3;
+    if (f)
+        fclose(f);
+    return ok ? 0 : -1;
+}
+
+static void stop(struct target *t)
+{
+    close(t->in_fd);
+    waitpid(t->pid, NULL, 0);
+}
+
+static const char *name_of(struct modset *ms, uint64_t addr, enum frame_kind kind,
+                           struct frame_sym *fs)
+{
+    frame_sym__free(fs);
+    symbolize__frame(ms, &(struct raw_frame){addr, kind, 0}, fs);
+    return fs->name;
+}
+
+static void check_binary(const char *path, bool pie)
+{
+    struct target t;
+    struct modset ms;
+    struct frame_sym fs = {0};
+
+    if (start(path, &t) < 0)
+        UNIT_FAIL("cannot start %s (run make workloads)", path);
+    int r = modset__init(&ms, t.pid);
+    if (r < 0) {
+        stop(&t);
+        UNIT_FAIL("modset__init: %d", r);
+    }
+    struct module *m = modset__find(&ms, t.alpha);
+    CHECK(m != NULL);
+    CHECK(ms.main == m);
+    if (pie)
+        CHECK(m->bias != 0);
+    else
+        CHECK_EQ_INT(m->bias, 0);
+
+    CHECK_EQ_STR(name_of(&ms, t.alpha, FK_PC, &fs), "symtest_alpha");
+    CHECK_EQ_STR(fs.object, strrchr(path, '/') + 1);
+    CHECK(fs.file && strstr(fs.file, "symtest.c"));
+    CHECK_EQ_INT(fs.line, 6);
+    CHECK_EQ_STR(name_of(&ms, t.alpha + 1, FK_PC, &fs), "symtest_alpha");
+    CHECK_EQ_STR(name_of(&ms, t.beta, FK_PC, &fs), "symtest_beta");
+    CHECK_EQ_STR(name_of(&ms, t.gamma + 4, FK_PC, &fs), "symtest_gamma");
+    /* A return address right at beta's start belongs to the call before it. */
+    CHECK(strcmp(name_of(&ms, t.beta, FK_RET, &fs), "symtest_beta") != 0);
+    CHECK_EQ_STR(name_of(&ms, t.beta + 1, FK_RET, &fs), "symtest_beta");
+    /* Nothing mapped at page 1: unknown, not a crash. */
+    CHECK_EQ_STR(name_of(&ms, 0x1000, FK_PC, &fs), "[unknown]");
+    /* libc is found, with its symbols (.dynsym at least). */
+    bool libc = false;
+    for (size_t i = 0; i < ms.nmods; i++)
+        if (strncmp(ms.mods[i]->name, "libc.so", 7) == 0) {
+            libc = true;
+            CHECK(ms.mods[i]->bias != 0);
+            CHECK(ms.mods[i]->ehf_count > 100);
+        }
+    CHECK(libc);
+    frame_sym__free(&fs);
+    modset__free(&ms);
+    stop(&t);
+}
+
+TEST(pie_executable) { check_binary("build/workloads/symtest_pie", true); }
+TEST(non_pie_executable) { check_binary("build/workloads/symtest_nopie", false); }
+
+UNIT_MAIN()
