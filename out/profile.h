@@ -63,9 +63,12 @@ struct profile {
     uint64_t duration_ns;
     uint64_t ticks;        /* samples of the whole process taken */
     uint64_t missed_ticks; /* ticks skipped because hsspy ran late */
-    struct hist pause;     /* per thread: from interrupt to resume */
+    struct hist pause;        /* per thread: from its stop to its resume */
+    struct hist stop_latency; /* per thread: from interrupt to its stop */
     uint64_t errors[WE__COUNT];
     uint64_t lost_threads; /* interrupted but did not stop in time */
+    uint64_t repeated;     /* samples of threads that had not run: not stopped */
+    uint64_t self_cpu_ns;  /* CPU time hsspy itself used while recording */
     unsigned long signals_forwarded, live_reads;
 
     struct prof_thread *threads;

@@ -28,13 +28,24 @@ static void header(const struct profile *p, FILE *f)
             p->rate_hz, profile__achieved_hz(p), p->ticks, p->missed_ticks);
     fprintf(f, "  samples:   %zu thread samples from %" PRIu64 " threads\n", p->nsamples,
             visible_threads);
-    if (p->pause.n)
+    if (p->pause.n) {
         fprintf(f,
-                "  pause:     per thread: mean %.1f us, median %.1f us, p99 %.1f us, max %.1f "
-                "us\n",
+                "  pause:     per stopped thread: mean %.1f us, median %.1f us, p99 %.1f us, "
+                "max %.1f us\n",
                 (double)p->pause.sum_ns / (double)p->pause.n / 1e3,
                 (double)hist__quantile(&p->pause, 0.5) / 1e3,
                 (double)hist__quantile(&p->pause, 0.99) / 1e3, (double)p->pause.max_ns / 1e3);
+        fprintf(f, "             (time to stop: median %.1f us, p99 %.1f us)\n",
+                (double)hist__quantile(&p->stop_latency, 0.5) / 1e3,
+                (double)hist__quantile(&p->stop_latency, 0.99) / 1e3);
+    }
+    if (p->self_cpu_ns && p->duration_ns)
+        fprintf(f, "  hsspy:     %.1f%% of one CPU while recording (%.0f us per tick)\n",
+                100.0 * (double)p->self_cpu_ns / (double)p->duration_ns,
+                p->ticks ? (double)p->self_cpu_ns / (double)p->ticks / 1e3 : 0.0);
+    if (p->repeated)
+        fprintf(f, "  idle:      %" PRIu64 " samples of threads that had not run were taken "
+                   "without stopping them\n", p->repeated);
     fprintf(f, "  errors:    %" PRIu64, errors);
     if (errors) {
         const char *sep = " (";

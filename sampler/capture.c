@@ -44,49 +44,36 @@ int capture__reserve(struct capture *c, size_t threads, size_t extra)
     return 0;
 }
 
-/* Read a batch of stacks and record how much of each arrived. A stack
- * shorter than stack_bytes ends at the top of its mapping: the copy simply
- * stops there. */
-static void flush(struct capture *c, pid_t pid, struct remote_req *reqs,
-                  struct thread_capture **who, size_t n)
+void capture__begin(struct capture *c)
 {
-    remote__batch(pid, reqs, n);
-    for (size_t k = 0; k < n; k++) {
-        memimg__set_len(&c->img, reqs[k].addr, reqs[k].got);
-        who[k]->stack_len = reqs[k].got;
-        c->short_stacks += reqs[k].got < reqs[k].len;
-    }
-}
-
-void capture__take(struct capture *c, struct tracee *t)
-{
-    struct remote_req reqs[64];
-    struct thread_capture *who[64];
-    size_t nreq = 0;
-
     c->n = 0;
     memimg__reset(&c->img);
-    for (size_t i = 0; i < t->n && c->n < c->cap; i++) {
-        struct tthread *th = &t->th[i];
-        if (th->run != TT_HELD)
-            continue;
-        struct thread_capture *tc = &c->th[c->n++];
-        tc->tid = th->tid;
-        tc->state = th->state;
-        tc->t_interrupt_ns = th->t_interrupt_ns;
-        tc->stack_len = 0;
-        tc->err = ptrace(PTRACE_GETREGS, th->tid, 0, &tc->regs) < 0 ? -errno : 0;
-        if (tc->err)
-            continue;
-        uint8_t *buf = memimg__add(&c->img, tc->regs.rsp, c->stack_bytes);
-        if (!buf)
-            continue;
-        if (nreq == sizeof reqs / sizeof reqs[0]) {
-            flush(c, t->pid, reqs, who, nreq);
-            nreq = 0;
-        }
-        who[nreq] = tc;
-        reqs[nreq++] = (struct remote_req){tc->regs.rsp, buf, c->stack_bytes, 0};
-    }
-    flush(c, t->pid, reqs, who, nreq);
+}
+
+void capture__thread(struct capture *c, pid_t pid, const struct tthread *th)
+{
+    if (c->n == c->cap)
+        return; /* capture__reserve sized us for every live thread */
+    struct thread_capture *tc = &c->th[c->n++];
+    tc->tid = th->tid;
+    tc->state = th->state;
+    tc->t_interrupt_ns = th->t_interrupt_ns;
+    tc->t_stop_ns = tracee__now_ns();
+    tc->t_resume_ns = 0;
+    tc->stack_len = 0;
+    tc->err = ptrace(PTRACE_GETREGS, th->tid, 0, &tc->regs) < 0 ? -errno : 0;
+    if (tc->err)
+        return;
+    size_t want = th->stack_want ? th->stack_want : c->stack_bytes;
+    if (want > c->stack_bytes)
+        want = c->stack_bytes;
+    uint8_t *buf = memimg__add(&c->img, tc->regs.rsp, want);
+    if (!buf)
+        return;
+    struct remote_req req = {tc->regs.rsp, buf, want, 0};
+    remote__batch(pid, &req, 1);
+    /* A stack shorter than `want` ends at the top of its mapping. */
+    memimg__set_len(&c->img, req.addr, req.got);
+    tc->stack_len = req.got;
+    c->short_stacks += req.got < want;
 }

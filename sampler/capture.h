@@ -20,13 +20,16 @@ struct thread_capture {
     struct user_regs_struct regs;
     uint64_t stack_len; /* bytes of C stack captured at regs.rsp */
     uint64_t t_interrupt_ns;
+    uint64_t t_stop_ns;   /* when its stop was seen (waitpid returned it) */
+    uint64_t t_resume_ns; /* when it was let go again */
 };
 
 struct capture {
     uint64_t t_ns; /* monotonic time of the stop */
     struct thread_capture *th;
     size_t n, cap;
-    size_t stack_bytes; /* C stack bytes to copy per thread */
+    size_t stack_bytes; /* most C stack bytes to copy per thread (each
+                         * thread's tthread.stack_want, up to this) */
     struct memimg img;
     size_t img_threads; /* threads the image has room for */
     unsigned long short_stacks; /* stack copies that ended early (top of stack) */
@@ -39,8 +42,11 @@ void capture__free(struct capture *c);
  * that the stopped phase never allocates. Call before interrupting. */
 int capture__reserve(struct capture *c, size_t threads, size_t extra);
 
-/* Capture every held thread of t: registers (one PTRACE_GETREGS each) and
- * all C stacks in one batched process_vm_readv. */
-void capture__take(struct capture *c, struct tracee *t);
+/* Start a new sample (forget the previous one's threads and memory). */
+void capture__begin(struct capture *c);
+
+/* Capture one stopped thread: registers (PTRACE_GETREGS) and its C stack
+ * from rsp up, as deep as th->stack_want says (one process_vm_readv). */
+void capture__thread(struct capture *c, pid_t pid, const struct tthread *th);
 
 #endif

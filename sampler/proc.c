@@ -170,3 +170,30 @@ char proc__stat_fd_state(int fd)
     buf[n] = 0;
     return proc__stat_state(buf);
 }
+
+int proc__open_schedstat(pid_t pid, pid_t tid)
+{
+    char path[96];
+    int fd;
+    stat_path(path, sizeof path, pid, tid, "schedstat");
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int proc__schedstat(int fd, uint64_t *run_ns, uint64_t *slices)
+{
+    char buf[128];
+    unsigned long long run, wait, cnt;
+    ssize_t n;
+    if (fd < 0)
+        return -1;
+    n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    if (sscanf(buf, "%llu %llu %llu", &run, &wait, &cnt) != 3)
+        return -1;
+    *run_ns = run;
+    *slices = cnt;
+    return 0;
+}

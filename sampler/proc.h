@@ -8,6 +8,7 @@
 #define HSSPY_PROC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Read a whole small /proc file into buf (NUL-terminated). Returns bytes read or -errno. */
@@ -39,5 +40,13 @@ int proc__open_stat(pid_t pid, pid_t tid);
 /* Re-read an open stat fd from offset 0 and return its state letter, '?' on error.
  * Re-reading an open fd costs one syscall, not three. */
 char proc__stat_fd_state(int fd);
+
+/* Open /proc/PID/task/TID/schedstat; -errno if the kernel has none. */
+int proc__open_schedstat(pid_t pid, pid_t tid);
+
+/* Re-read an open schedstat fd: time run on a CPU (ns) and the number of
+ * times the thread was scheduled in. 0 or -1. Both stand still exactly when
+ * the thread has not run. */
+int proc__schedstat(int fd, uint64_t *run_ns, uint64_t *slices);
 
 #endif

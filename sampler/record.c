@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +28,16 @@
 #include "symbolizer/modset.h"
 #include "symbolizer/unwind.h"
 
+/* What a thread's last sample was, to repeat it while the thread has not
+ * run since (it is not even stopped then). */
+struct last_sample {
+    bool valid;
+    uint32_t stack;
+    uint8_t tag;
+    bool idle_tag; /* idle because of its tag, not of its /proc state */
+    int8_t cap;
+};
+
 struct recorder {
     const struct record_opts *o;
     struct tracee t;
@@ -35,6 +46,8 @@ struct recorder {
     struct unwinder uw;
     struct profile p;
     struct raw_frame frames[MAX_FRAMES];
+    struct last_sample *last; /* per profile thread */
+    size_t nlast;
     uint64_t t0_ns;
     bool ghc;
 };
@@ -59,6 +72,34 @@ static int thread_index(struct recorder *r, pid_t tid)
     return profile__thread(&r->p, tid, comm);
 }
 
+static struct last_sample *last_of(struct recorder *r, int ti)
+{
+    if ((size_t)ti >= r->nlast) {
+        size_t n = (size_t)ti * 2 + 16;
+        struct last_sample *v = realloc(r->last, n * sizeof *v);
+        if (!v)
+            return NULL;
+        memset(v + r->nlast, 0, (n - r->nlast) * sizeof *v);
+        r->last = v;
+        r->nlast = n;
+    }
+    return &r->last[ti];
+}
+
+static bool idle_state(char state) { return state == 'S' || state == 'D'; }
+
+/* How much C stack to copy next time: what this unwind used, with room to
+ * spare; twice as much as we had if the unwind had to read beyond it. */
+static uint32_t next_stack_want(const struct unwind_result *ur, uint64_t had, size_t max)
+{
+    uint64_t want = ur->live_reads ? had * 2 : ur->stack_used + ur->stack_used / 2 + 1024;
+    if (want < 4096)
+        want = 4096;
+    if (want > max)
+        want = max;
+    return (uint32_t)((want + 511) & ~(uint64_t)511);
+}
+
 /* Turn one thread's capture into a sample. Runs after the target resumed. */
 static void walk_thread(struct recorder *r, const struct thread_capture *tc)
 {
@@ -74,7 +115,7 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     s.state = tc->state;
     s.cap = -1;
     s.tag = TAG_NONE;
-    if (tc->state == 'S' || tc->state == 'D')
+    if (idle_state(tc->state))
         s.flags |= SAMPLE_IDLE;
 
     if (tc->err) {
@@ -85,6 +126,9 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         n = ur.n;
         if (ur.error)
             r->p.errors[WE_C_UNWIND]++;
+        struct tthread *th = tracee__find(&r->t, tc->tid);
+        if (th)
+            th->stack_want = next_stack_want(&ur, tc->stack_len, r->cap.stack_bytes);
         if (ur.reached_haskell && n < MAX_FRAMES)
             r->frames[n++] = (struct raw_frame){ur.hs_pc, ur.hs_is_leaf ? FK_PC : FK_RET, 0};
     }
@@ -93,6 +137,48 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         return;
     s.stack = (uint32_t)stack;
     profile__add(&r->p, &s);
+    struct last_sample *ls = last_of(r, ti);
+    struct tthread *th = tracee__find(&r->t, tc->tid);
+    if (!ls || !th)
+        return;
+    /* An idle sample taken without --idle has no stack: not worth repeating
+     * for a thread that wakes up busy. */
+    bool complete = !tc->err && (!(s.flags & SAMPLE_IDLE) || r->o->idle || !idle_state(tc->state));
+    *ls = (struct last_sample){complete, s.stack, s.tag, false, s.cap};
+    if (complete)
+        tracee__settled(&r->t, th);
+}
+
+/* A thread that has not run since its last sample is where it was: repeat
+ * that sample (with its current /proc state) instead of stopping it. */
+static void repeat_thread(struct recorder *r, const struct tthread *th)
+{
+    int ti = thread_index(r, th->tid);
+    struct last_sample *ls = ti < 0 ? NULL : last_of(r, ti);
+    if (!ls || !ls->valid)
+        return;
+    struct prof_sample s = {
+        .t_ns = r->cap.t_ns - r->t0_ns,
+        .thread = (uint32_t)ti,
+        .stack = ls->stack,
+        .tag = ls->tag,
+        .state = th->state,
+        .cap = ls->cap,
+    };
+    if (ls->idle_tag || (s.tag == TAG_NONE && idle_state(th->state)))
+        s.flags |= SAMPLE_IDLE;
+    profile__add(&r->p, &s);
+    r->p.repeated++;
+}
+
+/* Called while one thread is stopped: capture it; the tracee resumes it
+ * right after. The resume time is taken here, a syscall early. */
+static void on_stop(void *arg, struct tthread *th)
+{
+    struct recorder *r = arg;
+    capture__thread(&r->cap, r->t.pid, th);
+    if (r->cap.n > 0 && r->cap.th[r->cap.n - 1].tid == th->tid)
+        r->cap.th[r->cap.n - 1].t_resume_ns = tracee__now_ns();
 }
 
 static void tick(struct recorder *r, int *sig)
@@ -104,25 +190,28 @@ static void tick(struct recorder *r, int *sig)
         return;
 
     uint64_t start = tracee__now_ns();
-    int asked = tracee__interrupt(&r->t);
-    if (asked == 0)
-        return;
+    int asked = tracee__interrupt(&r->t, true);
     /* A thread that does not stop within a few ms (in an uninterruptible
      * sleep) is skipped this tick; its late stop is resumed on arrival. */
     uint64_t deadline = start + 5000000u;
     uint64_t timeouts = r->t.st.interrupt_timeouts;
-    tracee__collect(&r->t, deadline, sig);
+    capture__begin(&r->cap);
+    r->cap.t_ns = start;
+    if (asked > 0)
+        tracee__collect(&r->t, deadline, sig, on_stop, r);
     r->p.lost_threads += r->t.st.interrupt_timeouts - timeouts;
-    r->cap.t_ns = tracee__now_ns();
-    capture__take(&r->cap, &r->t);
-    tracee__resume(&r->t);
-    uint64_t end = tracee__now_ns();
-    for (size_t i = 0; i < r->cap.n; i++)
-        hist__add(&r->p.pause, end - r->cap.th[i].t_interrupt_ns);
+    for (size_t i = 0; i < r->cap.n; i++) {
+        const struct thread_capture *tc = &r->cap.th[i];
+        hist__add(&r->p.pause, tc->t_resume_ns - tc->t_stop_ns);
+        hist__add(&r->p.stop_latency, tc->t_stop_ns - tc->t_interrupt_ns);
+    }
     r->p.ticks++;
 
     for (size_t i = 0; i < r->cap.n; i++)
         walk_thread(r, &r->cap.th[i]);
+    for (size_t i = 0; i < r->t.n; i++)
+        if (r->t.th[i].unchanged && r->t.th[i].run == TT_RUNNING)
+            repeat_thread(r, &r->t.th[i]);
 }
 
 static FILE *open_output(const char *path)
@@ -263,6 +352,10 @@ int record__run(const struct record_opts *o)
     r.t0_ns = tracee__now_ns();
     loop(&r);
     r.p.duration_ns = tracee__now_ns() - r.t0_ns;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        r.p.self_cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+                          (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
     if (r.t.execed)
         log__info("pid %d called exec: the program changed, recording stops here", (int)pid);
     finish_threads(&r);
@@ -298,5 +391,6 @@ done:
     tracee__free(&r.t);
     capture__free(&r.cap);
     profile__free(&r.p);
+    free(r.last);
     return rc;
 }

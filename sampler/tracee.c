@@ -68,15 +68,23 @@ static struct tthread *add(struct tracee *t, pid_t tid)
     th->run = TT_RUNNING;
     th->state = '?';
     th->stat_fd = proc__open_stat(t->pid, tid);
+    th->sched_fd = proc__open_schedstat(t->pid, tid);
     t->st.threads_seen++;
     return th;
 }
 
-static void gone(struct tracee *t, struct tthread *th)
+static void close_fds(struct tthread *th)
 {
     if (th->stat_fd >= 0)
         close(th->stat_fd);
-    th->stat_fd = -1;
+    if (th->sched_fd >= 0)
+        close(th->sched_fd);
+    th->stat_fd = th->sched_fd = -1;
+}
+
+static void gone(struct tracee *t, struct tthread *th)
+{
+    close_fds(th);
     th->run = TT_GONE;
     th->want = false;
     t->st.threads_exited++;
@@ -310,15 +318,48 @@ int tracee__attach(struct tracee *t, pid_t pid, bool own_child)
     return 0;
 }
 
-int tracee__interrupt(struct tracee *t)
+struct tthread *tracee__find(struct tracee *t, pid_t tid) { return find(t, tid); }
+
+void tracee__settled(struct tracee *t, struct tthread *th)
+{
+    (void)t;
+    th->has_base = proc__schedstat(th->sched_fd, &th->base_run_ns, &th->base_slices) == 0;
+}
+
+int tracee__interrupt(struct tracee *t, bool skip_unchanged)
 {
     int n = 0;
-    uint64_t now = tracee__now_ns();
+    uint64_t now;
+
+    /* Everything slow first, so the interrupts go out together and no
+     * thread waits stopped while we read /proc for the others. */
+    t->runnable = 0;
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
+        th->unchanged = false;
         if (th->run != TT_RUNNING)
             continue;
+        /* A thread that has not run since its last sample keeps its state
+         * and its stack: one cheap schedstat read decides, and the costlier
+         * stat read is skipped. Threads that were running last time are
+         * almost surely running still: for them read the state directly. */
+        if (skip_unchanged && th->has_base && th->state != 'R') {
+            uint64_t run, slices;
+            if (proc__schedstat(th->sched_fd, &run, &slices) == 0 && run == th->base_run_ns &&
+                slices == th->base_slices) {
+                th->unchanged = true;
+                continue;
+            }
+        }
         th->state = proc__stat_fd_state(th->stat_fd);
+        t->runnable += th->state == 'R';
+    }
+    now = tracee__now_ns();
+    for (size_t i = 0; i < t->n; i++) {
+        struct tthread *th = &t->th[i];
+        if (th->run != TT_RUNNING || th->unchanged)
+            continue;
+        th->has_base = false;
         if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) < 0) {
             if (errno != ESRCH)
                 t->st.ptrace_errors++;
@@ -339,47 +380,71 @@ static size_t count_wanted(const struct tracee *t)
     return n;
 }
 
-int tracee__collect(struct tracee *t, uint64_t deadline_ns, int *sig_out)
+static long ncpus(void)
+{
+    static long n;
+    if (!n)
+        n = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+    return n;
+}
+
+int tracee__collect(struct tracee *t, uint64_t deadline_ns, int *sig_out,
+                    tracee_stop_fn on_stop, void *arg)
 {
     sigset_t set;
-    int held = 0;
+    int captured = 0;
+    size_t wanted = count_wanted(t);
+    uint64_t spin_from = tracee__now_ns();
+    bool spin = t->runnable < ncpus();
 
     tracee__signal_set(&set);
-    for (;;) {
+    while (wanted > 0 && !t->exited) {
         int status;
         pid_t tid = waitpid(-1, &status, WNOHANG | __WALL);
         if (tid > 0) {
+            struct tthread *th = find(t, tid);
+            bool was_wanted = th && th->want;
             tracee__handle(t, tid, status);
+            if (!was_wanted)
+                continue;
+            wanted--;
+            th = find(t, tid);
+            if (th && th->run == TT_HELD) {
+                /* Capture it and let it go at once: no thread waits for
+                 * the others to stop. */
+                on_stop(arg, th);
+                resume(t, th);
+                captured++;
+            }
+            spin_from = tracee__now_ns();
             continue;
         }
         if (tid < 0 && errno == ECHILD)
             break; /* nothing traced any more */
-        if (!count_wanted(t) || t->exited)
-            break;
         uint64_t now = tracee__now_ns();
         if (now >= deadline_ns) {
             t->st.interrupt_timeouts += count_wanted(t);
             break;
         }
+        /* A running thread stops within microseconds: poll for a moment
+         * rather than sleep, since waking up from a sleep costs more than
+         * the stop itself and the threads wait stopped meanwhile. Only with
+         * a CPU to spare: otherwise polling takes the CPU that a target
+         * thread needs to reach its stop. */
+        if (spin && now - spin_from < 50000u)
+            continue;
         uint64_t left = deadline_ns - now;
         struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
         int sig = sigtimedwait(&set, NULL, &ts);
+        spin_from = tracee__now_ns();
         if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && sig_out)
             *sig_out = sig;
     }
+    /* Threads that did not stop in time are not waited for any longer:
+     * their late stop is resumed as soon as it is seen. */
     for (size_t i = 0; i < t->n; i++)
-        held += t->th[i].run == TT_HELD;
-    return held;
-}
-
-void tracee__resume(struct tracee *t)
-{
-    for (size_t i = 0; i < t->n; i++) {
-        struct tthread *th = &t->th[i];
-        if (th->run == TT_HELD)
-            resume(t, th);
-        th->want = false;
-    }
+        t->th[i].want = false;
+    return captured;
 }
 
 static void detach_one(struct tracee *t, struct tthread *th)
@@ -390,9 +455,7 @@ static void detach_one(struct tracee *t, struct tthread *th)
         t->st.ptrace_errors++;
     if (sig)
         t->st.signals_forwarded++;
-    if (th->stat_fd >= 0)
-        close(th->stat_fd);
-    th->stat_fd = -1;
+    close_fds(th);
     th->run = TT_GONE;
 }
 
@@ -475,8 +538,8 @@ void tracee__detach(struct tracee *t, int timeout_ms)
 void tracee__free(struct tracee *t)
 {
     for (size_t i = 0; i < t->n; i++)
-        if (t->th[i].stat_fd >= 0 && t->th[i].run != TT_GONE)
-            close(t->th[i].stat_fd);
+        if (t->th[i].run != TT_GONE)
+            close_fds(&t->th[i]);
     free(t->th);
     t->th = NULL;
     t->n = t->cap = 0;

@@ -1,8 +1,9 @@
 /* tracee.h - the set of OS threads hsspy traces, and every ptrace event.
  *
  * Each thread is PTRACE_SEIZEd once (new ones arrive through
- * PTRACE_O_TRACECLONE); a sample PTRACE_INTERRUPTs the running threads, holds
- * them while the sampler captures, and PTRACE_CONTs them. All waitpid()
+ * PTRACE_O_TRACECLONE); a sample PTRACE_INTERRUPTs the running threads and
+ * captures and PTRACE_CONTs each one the moment it has stopped, so a thread
+ * is stopped only for its own capture, never while others are being stopped. All waitpid()
  * statuses go through tracee__handle(), which keeps three promises:
  *
  *  - a signal the target receives is re-injected exactly once (a
@@ -37,8 +38,15 @@ struct tthread {
     bool want;       /* interrupted for the current sample, stop not seen yet */
     int pending_sig; /* signal to re-inject when it is resumed */
     int stat_fd;     /* /proc/PID/task/TID/stat, kept open */
+    int sched_fd;    /* /proc/PID/task/TID/schedstat, kept open */
     char state;      /* its /proc state letter, read just before the interrupt */
     uint64_t t_interrupt_ns; /* when the interrupt was sent (for pause figures) */
+    /* Scheduler counters when the thread last settled after a sample; if
+     * they have not moved, it has not run since and need not be stopped. */
+    bool has_base;
+    uint64_t base_run_ns, base_slices;
+    bool unchanged;   /* this tick: skipped because it has not run */
+    uint32_t stack_want; /* C stack bytes to capture next time (0: default) */
 };
 
 struct tracee_stats {
@@ -58,6 +66,7 @@ struct tracee {
     bool exited;     /* the whole process is gone */
     int exit_status; /* its wait status, when exited and we saw it */
     bool execed;     /* it called execve: symbols no longer apply */
+    long runnable;   /* threads in state R at the last interrupt */
     struct tracee_stats st;
 };
 
@@ -73,18 +82,31 @@ void tracee__handle(struct tracee *t, pid_t tid, int status);
 /* Handle every status already waiting (waitpid WNOHANG). Returns how many. */
 int tracee__drain(struct tracee *t);
 
-/* Interrupt every running thread for a sample: reads each thread's /proc state
- * first, then PTRACE_INTERRUPT. Returns the number interrupted. */
-int tracee__interrupt(struct tracee *t);
+/* Interrupt the running threads for a sample. First, for every thread, read
+ * its /proc state and, if skip_unchanged, its scheduler counters: a thread
+ * that has not run since its last sample settled (tracee__settled) is not
+ * stopped at all and is marked `unchanged` (its previous stack still holds).
+ * Then PTRACE_INTERRUPT the rest in one tight loop. Returns the number
+ * interrupted. */
+int tracee__interrupt(struct tracee *t, bool skip_unchanged);
 
-/* Wait (handling all events) until every interrupted thread has stopped or
- * the monotonic deadline passes. Returns the number of held threads. A
- * SIGINT/SIGTERM/SIGHUP arriving meanwhile is stored in *sig_out (if not NULL). */
-int tracee__collect(struct tracee *t, uint64_t deadline_ns, int *sig_out);
+/* Note where a thread's scheduler counters stand now that it is back to what
+ * it was doing after a sample (our own stop and resume made it run). */
+void tracee__settled(struct tracee *t, struct tthread *th);
 
-/* Resume every held thread (re-injecting its pending signal). Threads that
- * never stopped are no longer wanted: their late stop will be resumed. */
-void tracee__resume(struct tracee *t);
+struct tthread *tracee__find(struct tracee *t, pid_t tid);
+
+/* Called for each interrupted thread as soon as it has stopped; it is
+ * resumed (its pending signal re-injected) right after the call returns. */
+typedef void (*tracee_stop_fn)(void *arg, struct tthread *th);
+
+/* Handle every event until each interrupted thread has stopped, been
+ * captured by on_stop and resumed, or the monotonic deadline passes (a thread
+ * in an uninterruptible sleep; its late stop is resumed on arrival). A
+ * SIGINT/SIGTERM/SIGHUP arriving meanwhile is stored in *sig_out (if not
+ * NULL). Returns the number of threads captured. */
+int tracee__collect(struct tracee *t, uint64_t deadline_ns, int *sig_out,
+                    tracee_stop_fn on_stop, void *arg);
 
 /* Detach from every thread, re-injecting pending signals and leaving
  * job-control-stopped threads stopped; gives up on a thread after timeout_ms

@@ -62,14 +62,18 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
     (void)as;
     if (write)
         return -UNW_EINVAL;
-    if (u->img && memimg__read_u64(u->img, addr, (uint64_t *)val) == 0)
+    if (u->img && memimg__read_u64(u->img, addr, (uint64_t *)val) == 0) {
+        if (u->regs && addr >= u->regs->rsp && addr + 8 > u->stack_hi)
+            u->stack_hi = addr + 8;
         return 0;
+    }
     if (modset__read(u->ms, addr, val, sizeof *val) == 0)
         return 0;
     /* Outside the captured stack and the files: older frames beyond the
      * snapshot, or writable data. Read it live; outer frames rarely change. */
     if (remote__read(u->pid, addr, val, sizeof *val) == 0) {
         u->st.live_reads++;
+        u->live_now++;
         return 0;
     }
     u->st.failed_reads++;
@@ -205,6 +209,8 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
     memset(res, 0, sizeof *res);
     u->regs = regs;
     u->img = img;
+    u->stack_hi = regs->rsp;
+    u->live_now = 0;
     u->st.stacks++;
     if (max <= 0)
         return;
@@ -253,6 +259,8 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
     }
 done:
     res->n = n;
+    res->stack_used = u->stack_hi - regs->rsp;
+    res->live_reads = u->live_now;
     u->st.frames += (unsigned long)n;
     u->regs = NULL;
     u->img = NULL;

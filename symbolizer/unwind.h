@@ -37,6 +37,8 @@ struct unwinder {
     pid_t pid;
     const struct user_regs_struct *regs; /* the stack being unwound */
     const struct memimg *img;
+    uint64_t stack_hi;     /* highest captured stack byte read so far (+1) */
+    unsigned long live_now; /* live reads during the current unwind */
     struct unwind_stats st;
     uint64_t cfi_cache_pc[1024];
     int8_t cfi_cache_val[1024];
@@ -50,6 +52,8 @@ struct unwind_result {
     uint64_t hs_sp;      /* rbp there: the STG Sp */
     bool error;          /* the unwind failed (an FK_INVALID frame was added) */
     bool truncated;
+    uint64_t stack_used; /* bytes above rsp the unwind needed from the capture */
+    unsigned long live_reads; /* words it had to read from the live process */
 };
 
 int unwind__init(struct unwinder *u, struct modset *ms, pid_t pid);
