@@ -5,6 +5,7 @@
 #include "rts_layout.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #define RTS_LAYOUT__VERSION_PTR(v) &rts_layout__ghc_##v,
@@ -26,4 +27,16 @@ const struct rts_layout *rts_layout__find(const char *ghc_version,
                                                             debug)];
     }
     return NULL;
+}
+
+const char *rts_layout__supported(void)
+{
+    static char list[256];
+    if (!list[0]) {
+        size_t w = 0;
+        for (size_t i = 0; i < sizeof versions / sizeof versions[0] && w < sizeof list; i++)
+            w += (size_t)snprintf(list + w, sizeof list - w, "%s%s", i ? ", " : "",
+                                  versions[i]->ghc_version);
+    }
+    return list;
 }

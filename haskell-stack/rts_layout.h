@@ -585,6 +585,9 @@ RTS_LAYOUT__VERSIONS(RTS_LAYOUT__DECLARE_VERSION)
 /* The layout for an RTS of GHC version ghc_version ("9.0.2", as in
  * __GLASGOW_HASKELL_FULL_VERSION__) built threaded/profiled/debug, or NULL
  * if that version was never generated. */
+/* The versions with a table, "9.0.2, 9.6.6" (for messages). */
+const char *rts_layout__supported(void);
+
 const struct rts_layout *rts_layout__find(const char *ghc_version,
                                           bool threaded, bool profiled,
                                           bool debug);

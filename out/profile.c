@@ -2,6 +2,7 @@
 #include "out/profile.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -267,4 +268,38 @@ uint64_t hist__quantile(const struct hist *h, double q)
         }
     }
     return h->max_ns;
+}
+
+void profile__name_roles(struct profile *p)
+{
+    for (size_t t = 0; t < p->nthreads; t++) {
+        uint64_t roles[ROLE__COUNT] = {0}, caps[256] = {0};
+        for (size_t i = 0; i < p->nsamples; i++) {
+            const struct prof_sample *s = &p->samples[i];
+            if (s->thread != t)
+                continue;
+            if (s->role < ROLE__COUNT)
+                roles[s->role]++;
+            if (s->cap >= 0 && s->cap < 256)
+                caps[s->cap]++;
+        }
+        int best = ROLE_NONE, cap = 0;
+        for (int k = 1; k < ROLE__COUNT; k++)
+            if (roles[k] > roles[best])
+                best = k;
+        for (int c = 1; c < 256; c++)
+            if (caps[c] > caps[cap])
+                cap = c;
+        struct prof_thread *th = &p->threads[t];
+        char what[32];
+        if (best == ROLE_CAP)
+            snprintf(what, sizeof what, "capability %d", cap);
+        else
+            snprintf(what, sizeof what, "%s", thread_role__str(best));
+        if (th->tid == p->pid)
+            snprintf(th->role, sizeof th->role, "bound main thread%s%s%s", what[0] ? " (" : "",
+                     what, what[0] ? ")" : "");
+        else
+            snprintf(th->role, sizeof th->role, "%s", what);
+    }
 }

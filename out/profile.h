@@ -19,7 +19,7 @@
 struct prof_thread {
     pid_t tid;
     char comm[16];
-    char role[48];  /* "capability 0", "safe-FFI worker", ... ("" if unknown) */
+    char role[64];  /* "capability 0", "safe-FFI worker", ... ("" if unknown) */
     uint64_t samples; /* every sample taken of it, idle or not */
     uint64_t oncpu;   /* samples in /proc state R */
     uint64_t tags[TAG__COUNT];
@@ -34,7 +34,8 @@ struct prof_sample {
     uint8_t tag;     /* enum sample_tag */
     char state;      /* /proc state letter before the stop */
     uint8_t flags;   /* SAMPLE_IDLE */
-    int8_t cap;      /* capability held, -1 if none/unknown */
+    int16_t cap;     /* capability held, -1 if none/unknown */
+    uint8_t role;    /* enum thread_role */
 };
 
 /* Distribution of a duration, in a log-scale histogram (µs resolution up to
@@ -115,6 +116,11 @@ static inline const uint32_t *profile__stack_ids(const struct profile *p, uint32
 
 /* The display name of a frame ("[unknown]" before symbolization). */
 const char *profile__frame_name(const struct profile *p, uint32_t frame);
+
+/* Name each thread's role from its samples (GHC programs): the main
+ * thread (tid == pid) is "bound main thread", others their most frequent
+ * role ("capability 2", "safe-FFI worker", "IO manager", ...). */
+void profile__name_roles(struct profile *p);
 
 /* Achieved rate: ticks per second of recording. */
 double profile__achieved_hz(const struct profile *p);

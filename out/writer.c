@@ -48,8 +48,15 @@ int out__path(const struct profile *p, const struct prof_sample *s, const struct
         names[n++] = tags[s->tag];
     }
     *first_code = n;
-    /* Stored innermost first; displayed outermost first. */
-    for (uint32_t i = len; i-- > 0 && n < max;)
-        names[n++] = profile__frame_name(p, ids[i]);
+    /* Stored innermost first; displayed outermost first. The code a
+     * Haskell thread is running and the continuation it pushed usually
+     * belong to the same function: one frame, not two. */
+    for (uint32_t i = len; i-- > 0 && n < max;) {
+        const char *name = profile__frame_name(p, ids[i]);
+        if (n > *first_code && p->syms && p->syms[ids[i]].lang == LANG_HASKELL &&
+            p->syms[ids[i + 1]].lang == LANG_HASKELL && strcmp(names[n - 1], name) == 0)
+            continue;
+        names[n++] = name;
+    }
     return n;
 }

@@ -25,6 +25,8 @@
 #include "sampler/log.h"
 #include "sampler/proc.h"
 #include "sampler/tracee.h"
+#include "haskell-stack/hs_sample.h"
+#include "haskell-stack/rts.h"
 #include "symbolizer/modset.h"
 #include "symbolizer/unwind.h"
 
@@ -34,8 +36,8 @@ struct last_sample {
     bool valid;
     uint32_t stack;
     uint8_t tag;
-    bool idle_tag; /* idle because of its tag, not of its /proc state */
-    int8_t cap;
+    uint8_t role;
+    int16_t cap;
 };
 
 struct recorder {
@@ -44,12 +46,12 @@ struct recorder {
     struct capture cap;
     struct modset ms;
     struct unwinder uw;
+    struct rts rts;
     struct profile p;
     struct raw_frame frames[MAX_FRAMES];
     struct last_sample *last; /* per profile thread */
     size_t nlast;
     uint64_t t0_ns;
-    bool ghc;
 };
 
 /* xorshift: jitter needs no quality, only independence from the target. */
@@ -107,6 +109,8 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     struct unwind_result ur;
     int n = 0;
     int ti = thread_index(r, tc->tid);
+    struct tthread *th = tracee__find(&r->t, tc->tid);
+    bool walked = false;
 
     if (ti < 0)
         return;
@@ -115,36 +119,60 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     s.state = tc->state;
     s.cap = -1;
     s.tag = TAG_NONE;
-    if (idle_state(tc->state))
-        s.flags |= SAMPLE_IDLE;
 
     if (tc->err) {
         r->frames[n++] = (struct raw_frame){WE_NO_REGS, FK_INVALID, 0};
         r->p.errors[WE_NO_REGS]++;
-    } else if (!(s.flags & SAMPLE_IDLE) || r->o->idle) {
-        unwind__stack(&r->uw, &tc->regs, &r->cap.img, r->frames, MAX_FRAMES, &ur);
-        n = ur.n;
-        if (ur.error)
+        if (idle_state(tc->state))
+            s.flags |= SAMPLE_IDLE;
+    } else if (r->rts.usable) {
+        /* A GHC program: the RTS state decides the tag, and the tag (not
+         * the /proc state) decides what is idle. */
+        struct hs_sample hs;
+        hs_sample__build(&r->rts, &r->uw, tc, r->p.threads[ti].comm, &r->cap.img, r->frames,
+                         MAX_FRAMES, &hs);
+        n = hs.n;
+        ur = hs.ur;
+        walked = true;
+        if (hs.c_error)
             r->p.errors[WE_C_UNWIND]++;
-        struct tthread *th = tracee__find(&r->t, tc->tid);
-        if (th)
-            th->stack_want = next_stack_want(&ur, tc->stack_len, r->cap.stack_bytes);
-        if (ur.reached_haskell && n < MAX_FRAMES)
-            r->frames[n++] = (struct raw_frame){ur.hs_pc, ur.hs_is_leaf ? FK_PC : FK_RET, 0};
+        if (hs.err != WE_NONE)
+            r->p.errors[hs.err]++;
+        s.tag = (uint8_t)hs.tag;
+        s.role = (uint8_t)hs.role;
+        s.cap = (int16_t)hs.cap;
+        if (hs.tag == TAG_IDLE || (hs.tag == TAG_NONE && idle_state(tc->state)))
+            s.flags |= SAMPLE_IDLE;
+    } else {
+        if (r->rts.pending)
+            s.tag = TAG_RTS; /* the runtime starting up, before any Haskell */
+        if (idle_state(tc->state) && !r->rts.pending)
+            s.flags |= SAMPLE_IDLE;
+        if (!(s.flags & SAMPLE_IDLE) || r->o->idle) {
+            unwind__stack(&r->uw, &tc->regs, &r->cap.img, r->frames, MAX_FRAMES, &ur);
+            n = ur.n;
+            walked = true;
+            if (ur.error)
+                r->p.errors[WE_C_UNWIND]++;
+            if (ur.reached_haskell && n < MAX_FRAMES)
+                r->frames[n++] =
+                    (struct raw_frame){ur.hs_pc, ur.hs_is_leaf ? FK_PC : FK_RET, 0};
+        }
     }
+    if (walked && th)
+        th->stack_want = next_stack_want(&ur, tc->stack_len, r->cap.stack_bytes);
     int64_t stack = profile__stack(&r->p, r->frames, n);
     if (stack < 0)
         return;
     s.stack = (uint32_t)stack;
     profile__add(&r->p, &s);
     struct last_sample *ls = last_of(r, ti);
-    struct tthread *th = tracee__find(&r->t, tc->tid);
     if (!ls || !th)
         return;
-    /* An idle sample taken without --idle has no stack: not worth repeating
-     * for a thread that wakes up busy. */
-    bool complete = !tc->err && (!(s.flags & SAMPLE_IDLE) || r->o->idle || !idle_state(tc->state));
-    *ls = (struct last_sample){complete, s.stack, s.tag, false, s.cap};
+    /* An idle sample taken without --idle and without a walk has no stack:
+     * not worth repeating for a thread that wakes up busy. */
+    bool complete = !tc->err && (walked || (s.flags & SAMPLE_IDLE));
+    *ls = (struct last_sample){complete && walked, s.stack, s.tag, s.role, s.cap};
     if (complete)
         tracee__settled(&r->t, th);
 }
@@ -162,10 +190,11 @@ static void repeat_thread(struct recorder *r, const struct tthread *th)
         .thread = (uint32_t)ti,
         .stack = ls->stack,
         .tag = ls->tag,
+        .role = ls->role,
         .state = th->state,
         .cap = ls->cap,
     };
-    if (ls->idle_tag || (s.tag == TAG_NONE && idle_state(th->state)))
+    if (s.tag == TAG_IDLE || (s.tag == TAG_NONE && idle_state(th->state)))
         s.flags |= SAMPLE_IDLE;
     profile__add(&r->p, &s);
     r->p.repeated++;
@@ -177,16 +206,23 @@ static void on_stop(void *arg, struct tthread *th)
 {
     struct recorder *r = arg;
     capture__thread(&r->cap, r->t.pid, th);
-    if (r->cap.n > 0 && r->cap.th[r->cap.n - 1].tid == th->tid)
-        r->cap.th[r->cap.n - 1].t_resume_ns = tracee__now_ns();
+    if (r->cap.n == 0 || r->cap.th[r->cap.n - 1].tid != th->tid)
+        return;
+    struct thread_capture *tc = &r->cap.th[r->cap.n - 1];
+    if (!tc->err && r->rts.usable)
+        rts__capture_thread(&r->rts, r->t.pid, &tc->regs, &r->cap.img);
+    tc->t_resume_ns = tracee__now_ns();
 }
 
 static void tick(struct recorder *r, int *sig)
 {
+    if (r->rts.pending)
+        rts__poll(&r->rts);
     size_t live = 0;
     for (size_t i = 0; i < r->t.n; i++)
         live += r->t.th[i].run != TT_GONE;
-    if (capture__reserve(&r->cap, live + 1, 0) < 0)
+    /* Room for the Haskell side too: RTS structures and stack chunks. */
+    if (capture__reserve(&r->cap, live + 1, r->rts.usable ? (live + 1) * 80 * 1024 : 0) < 0)
         return;
 
     uint64_t start = tracee__now_ns();
@@ -335,11 +371,15 @@ int record__run(const struct record_opts *o)
         tracee__detach(&r.t, 1000);
         goto done_signals;
     }
-    if (r.ms.main && r.ms.main->is_haskell) {
-        r.ghc = true;
-        snprintf(r.p.ghc_version, sizeof r.p.ghc_version, "%s", r.ms.main->ghc_version);
+    if (rts__attach(&r.rts, &r.ms, pid) < 0) {
+        tracee__detach(&r.t, 1000);
+        goto done_signals;
     }
-    if (r.ms.main && (module__symbol(r.ms.main, r.ms.main->lo), r.ms.main->syms.from_symtab == 0))
+    if (r.rts.ghc)
+        snprintf(r.p.ghc_version, sizeof r.p.ghc_version, "%s", r.rts.version);
+    r.uw.ghc = r.rts.ghc;
+    if (!r.rts.ghc && r.ms.main &&
+        (module__symbol(r.ms.main, r.ms.main->lo), r.ms.main->syms.from_symtab == 0))
         log__warn("%s has no symbol table (stripped?): its frames show as %s+0x...; "
                   "profile an unstripped build for names",
                   r.ms.main->path, r.ms.main->name);
@@ -365,6 +405,8 @@ int record__run(const struct record_opts *o)
     r.p.signals_forwarded = r.t.st.signals_forwarded;
     r.p.live_reads = r.uw.st.live_reads;
     profile__symbolize(&r.p, &r.ms);
+    if (r.rts.ghc)
+        profile__name_roles(&r.p);
 
 write:
     /* The target runs on its own now; a Ctrl-C from here on ends hsspy. */
@@ -385,6 +427,7 @@ done_signals:
 done:
     if (out && out != stdout)
         fclose(out);
+    rts__free(&r.rts);
     unwind__free(&r.uw);
     if (r.ms.pid)
         modset__free(&r.ms);

@@ -20,3 +20,13 @@ const char *sample_tag__str(enum sample_tag t)
     };
     return (unsigned)t < TAG__COUNT ? s[t] : "?";
 }
+
+const char *thread_role__str(enum thread_role r)
+{
+    static const char *const s[] = {
+#define X(e, str) str,
+        THREAD_ROLES(X)
+#undef X
+    };
+    return (unsigned)r < ROLE__COUNT ? s[r] : "?";
+}

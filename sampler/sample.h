@@ -64,6 +64,26 @@ enum sample_tag {
 
 const char *sample_tag__str(enum sample_tag t);
 
+/* What a thread was, for the RTS, at one sample (GHC programs). */
+#define THREAD_ROLES(X)                                                    \
+    X(ROLE_NONE, "")                                                       \
+    X(ROLE_CAP, "capability")                                              \
+    X(ROLE_SAFE_FFI, "safe-FFI worker")                                    \
+    X(ROLE_IO_MANAGER, "IO manager")                                       \
+    X(ROLE_TIMER_MANAGER, "timer manager")                                 \
+    X(ROLE_TICKER, "ticker")                                               \
+    X(ROLE_IDLE_WORKER, "idle worker")                                     \
+    X(ROLE_FOREIGN, "foreign thread")
+
+enum thread_role {
+#define X(e, s) e,
+    THREAD_ROLES(X)
+#undef X
+    ROLE__COUNT
+};
+
+const char *thread_role__str(enum thread_role r);
+
 struct raw_frame {
     uint64_t addr;
     uint32_t kind; /* enum frame_kind */

@@ -133,6 +133,19 @@ void symtab__free(struct symtab *t)
     memset(t, 0, sizeof *t);
 }
 
+const struct sym *symtab__nearest(const struct symtab *t, uint64_t vaddr)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->s[mid].addr <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? &t->s[lo - 1] : NULL;
+}
+
 const struct sym *symtab__lookup(const struct symtab *t, uint64_t vaddr)
 {
     size_t lo = 0, hi = t->n;
@@ -185,4 +198,33 @@ int symtab__find_by_name(Elf *elf, const char *name, GElf_Sym *out)
         }
     }
     return found;
+}
+
+void symtab__each(Elf *elf, symtab_fn fn, void *arg)
+{
+    Elf_Scn *scn = NULL, *dyn = NULL, *use = NULL;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        if (sh.sh_type == SHT_SYMTAB)
+            use = scn;
+        else if (sh.sh_type == SHT_DYNSYM)
+            dyn = scn;
+    }
+    if (!use)
+        use = dyn;
+    GElf_Shdr sh;
+    Elf_Data *data;
+    if (!use || !gelf_getshdr(use, &sh) || sh.sh_entsize == 0 || !(data = elf_getdata(use, NULL)))
+        return;
+    size_t n = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Sym s;
+        if (!gelf_getsym(data, (int)i, &s) || s.st_shndx == SHN_UNDEF)
+            continue;
+        const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
+        if (nm && nm[0] && !fn(arg, nm, &s))
+            return;
+    }
 }

@@ -14,6 +14,7 @@
 #define HSSPY_ELF_SYMTAB_H
 
 #include <gelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,9 +39,17 @@ void symtab__free(struct symtab *t);
  * is inside it (when its size is known). NULL if none. */
 const struct sym *symtab__lookup(const struct symtab *t, uint64_t vaddr);
 
+/* The nearest symbol at or below vaddr, whatever its size says. */
+const struct sym *symtab__nearest(const struct symtab *t, uint64_t vaddr);
+
 /* The address of a symbol by exact name (linear; for a handful of RTS
  * globals at attach time). Searches data symbols too. Returns 1 if found,
  * 0 if absent. */
 int symtab__find_by_name(Elf *elf, const char *name, GElf_Sym *out);
+
+/* Call fn for every defined symbol of .symtab (or .dynsym when there is no
+ * .symtab), in table order; stop early when fn returns false. */
+typedef bool (*symtab_fn)(void *arg, const char *name, const GElf_Sym *sym);
+void symtab__each(Elf *elf, symtab_fn fn, void *arg);
 
 #endif

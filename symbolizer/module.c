@@ -375,6 +375,12 @@ const struct sym *module__symbol(struct module *m, uint64_t addr)
     return symtab__lookup(&m->syms, addr - (uint64_t)m->bias);
 }
 
+const struct sym *module__symbol_nearest(struct module *m, uint64_t addr)
+{
+    module__symbol(m, addr); /* loads the table */
+    return symtab__nearest(&m->syms, addr - (uint64_t)m->bias);
+}
+
 bool module__line(struct module *m, uint64_t addr, const char **file, int *line)
 {
     if (!m->lines_tried) {

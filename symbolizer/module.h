@@ -67,6 +67,9 @@ int module__read(const struct module *m, uint64_t addr, void *out, size_t len);
 /* The symbol covering a runtime address (loads the table on first use). */
 const struct sym *module__symbol(struct module *m, uint64_t addr);
 
+/* The nearest symbol at or below a runtime address, ignoring sizes. */
+const struct sym *module__symbol_nearest(struct module *m, uint64_t addr);
+
 /* file:line of a runtime address, when the module has DWARF. */
 bool module__line(struct module *m, uint64_t addr, const char **file, int *line);
 

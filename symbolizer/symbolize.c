@@ -38,8 +38,10 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
 
     memset(out, 0, sizeof *out);
     out->lang = LANG_NONE;
-    if (fixed) {
-        out->name = strdup(fixed);
+    if (fixed || (f->kind == FK_HS_UPDATE && addr == 0)) {
+        /* An update frame whose thunk is already a blackhole. */
+        out->name = strdup(fixed ? fixed : "[thunk]");
+        out->lang = f->kind == FK_HS_UPDATE ? LANG_HASKELL : LANG_NONE;
         return out->name ? 0 : -ENOMEM;
     }
     if (f->kind == FK_RET && addr > 0)
@@ -51,6 +53,16 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
     }
     out->object = strdup(m->name);
     s = module__symbol(m, addr);
+    if (!s && m->is_haskell) {
+        /* Code of local closures and continuations has no symbol of its own
+         * (GHC 9.0 gives them assembler-local labels) and lies after the
+         * sized entry code of the binding it belongs to: in a GHC module,
+         * name it after the nearest Haskell binding before it. */
+        const struct sym *near = module__symbol_nearest(m, addr);
+        struct zdecoded z;
+        if (near && zdecode__symbol(near->name, &z))
+            s = near;
+    }
     if (!s) {
         snprintf(buf, sizeof buf, "%s+0x%llx", m->name,
                  (unsigned long long)(addr - (uint64_t)m->bias));

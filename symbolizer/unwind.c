@@ -198,6 +198,38 @@ bool unwind__is_haskell_pc(struct unwinder *u, uint64_t pc)
     return !has_cfi;
 }
 
+/* Is there a call instruction just before ret? (call rel32, call *reg,
+ * call *mem forms GHC and gcc emit.) */
+static bool after_call(struct unwinder *u, uint64_t ret)
+{
+    uint8_t b[8];
+    if (modset__read(u->ms, ret - 8, b, 8) < 0)
+        return false;
+    return b[3] == 0xe8 ||                                  /* call rel32 */
+           (b[6] == 0xff && (b[7] & 0x38) == 0x10) ||       /* call *%reg */
+           (b[5] == 0x41 && b[6] == 0xff && (b[7] & 0x38) == 0x10) ||
+           (b[2] == 0xff && (b[3] & 0x38) == 0x10);         /* call *disp32(...) */
+}
+
+/* Hand-written assembly without CFI (GMP's mpn_* routines, which GHC's
+ * Integer calls through unsafe foreign calls) stops libunwind. Such
+ * routines keep their frame small: look a few words up the stack for a
+ * return address into Haskell code that follows a call. */
+static bool scan_for_haskell(struct unwinder *u, uint64_t sp, uint64_t *ret, uint64_t *at)
+{
+    for (int k = 0; k < 32; k++) {
+        uint64_t w;
+        if (access_mem(NULL, sp + 8 * (uint64_t)k, &w, 0, u) < 0)
+            return false;
+        if (w > 8 && unwind__is_haskell_pc(u, w - 1) && after_call(u, w)) {
+            *ret = w;
+            *at = sp + 8 * (uint64_t)k;
+            return true;
+        }
+    }
+    return false;
+}
+
 void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
                    const struct memimg *img, struct raw_frame *out, int max,
                    struct unwind_result *res)
@@ -246,7 +278,29 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
             break;
         }
         prev_sp = sp;
+        unw_word_t frame_rbp = 0;
+        unw_get_reg(&c, UNW_X86_64_RBP, &frame_rbp);
         int r = unw_step(&c);
+        unw_word_t nip = 0;
+        unw_get_reg(&c, UNW_REG_IP, &nip);
+        if ((r <= 0 || nip == ip) && u->ghc) {
+            /* Stuck in code without unwind information, in a GHC program:
+             * is this C called from Haskell? */
+            uint64_t ret, at;
+            unw_proc_info_t pi;
+            if (find_proc_info(u->as, n == 1 ? ip : ip - 1, &pi, 0, u) < 0 &&
+                scan_for_haskell(u, sp, &ret, &at)) {
+                res->reached_haskell = true;
+                res->hs_pc = ret;
+                /* rbp as this frame had it, unless the routine has used it
+                 * since (checked by the caller against the STG stack). */
+                res->hs_sp = frame_rbp;
+                res->scanned = true;
+                res->scan_lo = sp;
+                res->scan_hi = at;
+                break;
+            }
+        }
         if (r == 0)
             break;
         if (r < 0) {

@@ -35,6 +35,7 @@ struct unwinder {
     void *as; /* unw_addr_space_t */
     struct modset *ms;
     pid_t pid;
+    bool ghc; /* a GHC program: look for Haskell callers of CFI-less code */
     const struct user_regs_struct *regs; /* the stack being unwound */
     const struct memimg *img;
     uint64_t stack_hi;     /* highest captured stack byte read so far (+1) */
@@ -50,6 +51,9 @@ struct unwind_result {
     uint64_t hs_pc;      /* ... at this pc (exact for the leaf, a return address above it) */
     bool hs_is_leaf;     /* the thread was executing Haskell code itself */
     uint64_t hs_sp;      /* rbp there: the STG Sp */
+    bool scanned;        /* the Haskell caller was found by a stack scan ... */
+    uint64_t scan_lo, scan_hi; /* ... of the words [lo, hi): the routine's frame,
+                                * where it saved the caller's rbp if it uses it */
     bool error;          /* the unwind failed (an FK_INVALID frame was added) */
     bool truncated;
     uint64_t stack_used; /* bytes above rsp the unwind needed from the capture */

@@ -1,0 +1,154 @@
+/* hs_sample.c - classifying a GHC thread's sample and merging its stacks.
+ *
+ * The decision, in order (ghc-rts-notes.md, "What the RTS state says"):
+ *   no Task              the ticker (idle) or a thread the RTS does not know;
+ *   C stack in the GC    gc;
+ *   holds its cap        in_haskell: haskell (pc in Haskell code) or
+ *                        unsafe-ffi (pc in C); otherwise rts, or idle when
+ *                        the scheduler waits for events (non-threaded RTS);
+ *   suspended TSO        safe-ffi, or idle for the IO/timer manager's wait;
+ *   otherwise            idle (a worker waiting for work or a capability).
+ */
+#include "haskell-stack/hs_sample.h"
+
+#include <string.h>
+
+static bool any_frame_in(const struct raw_frame *f, int n, const struct code_ranges *c)
+{
+    for (int i = 0; i < n; i++) {
+        if (f[i].kind != FK_PC && f[i].kind != FK_RET)
+            continue;
+        uint64_t a = f[i].kind == FK_RET ? f[i].addr - 1 : f[i].addr;
+        if (code_ranges__has(c, a))
+            return true;
+    }
+    return false;
+}
+
+/* The STG Sp at the Haskell frame. Normally the unwound rbp; but C code
+ * without CFI (GMP's assembly) may have used rbp after saving it in its own
+ * frame, which the stack scan delimited: look there for the saved value. */
+static uint64_t find_sp(struct rts *r, struct unwinder *uw, const struct memimg *img,
+                        const struct unwind_result *ur, uint64_t stack)
+{
+    struct stg_walk w = {r, img, uw->ms, 0};
+    if (!ur->scanned || stg_walk__plausible_sp(&w, ur->hs_sp, stack))
+        return ur->hs_sp;
+    for (uint64_t a = ur->scan_lo; a < ur->scan_hi; a += 8) {
+        uint64_t cand;
+        if (memimg__read_u64(img, a, &cand) == 0 && stg_walk__plausible_sp(&w, cand, stack))
+            return cand;
+    }
+    return ur->hs_sp;
+}
+
+static bool sleeping(char state) { return state == 'S' || state == 'D'; }
+
+/* Append the Haskell side: the frame of the code that is running or made the
+ * call, then the STG stack from sp. */
+static void haskell_frames(struct rts *r, struct unwinder *uw, const struct memimg *img,
+                           uint64_t pc, bool leaf, uint64_t sp, uint64_t stack,
+                           enum stg_start start, struct raw_frame *out, int max,
+                           struct hs_sample *res)
+{
+    struct stg_walk w = {r, img, uw->ms, r->pid};
+    struct stg_result sr;
+
+    if (res->n >= max)
+        return;
+    out[res->n++] = (struct raw_frame){pc, leaf ? FK_PC : FK_RET, 0};
+    if (!stack) {
+        if (res->n < max)
+            out[res->n++] = (struct raw_frame){WE_NO_SP, FK_INVALID, 0};
+        res->err = WE_NO_SP;
+        return;
+    }
+    stg_walk__run(&w, sp, stack, start, out + res->n, max - res->n, &sr);
+    res->n += sr.n;
+    if (sr.err != WE_NONE && res->err == WE_NONE)
+        res->err = sr.err;
+}
+
+void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_capture *tc,
+                      const char *comm, const struct memimg *img, struct raw_frame *out,
+                      int max, struct hs_sample *res)
+{
+    struct rts_view v;
+
+    memset(res, 0, sizeof *res);
+    res->cap = -1;
+    res->tag = TAG_RTS;
+    res->role = ROLE_NONE;
+
+    unwind__stack(uw, &tc->regs, img, out, max, &res->ur);
+    const struct unwind_result ur = res->ur;
+    res->n = ur.n;
+    res->c_error = ur.error;
+
+    if (!rts__view(r, &tc->regs, img, &v)) {
+        res->err = WE_RTS_STATE;
+        res->tag = sleeping(tc->state) ? TAG_IDLE : TAG_RTS;
+        return;
+    }
+    if (!rts__check_task(r, &tc->regs, img, &v)) {
+        res->tag = TAG_NONE; /* the layout is not trusted any more */
+        return;
+    }
+
+    if (!v.task) {
+        /* The ticker is the RTS's; any other thread without a Task was
+         * started by C code and runs C code outside the runtime, which for
+         * the program is like a safe foreign call. */
+        bool ticker = strcmp(comm, "ghc_ticker") == 0;
+        res->role = ticker ? ROLE_TICKER : ROLE_FOREIGN;
+        res->tag = ticker || sleeping(tc->state) ? TAG_IDLE : TAG_SAFE_FFI;
+        return;
+    }
+    if (v.holds_cap)
+        res->cap = v.cap_no;
+
+    if (any_frame_in(out, ur.n, &r->gc)) {
+        res->tag = TAG_GC;
+        res->role = v.holds_cap ? ROLE_CAP : ROLE_IDLE_WORKER;
+        return;
+    }
+    if (v.holds_cap) {
+        res->role = ROLE_CAP;
+        if (!v.in_haskell) {
+            res->tag = any_frame_in(out, ur.n, &r->waiting) ? TAG_IDLE : TAG_RTS;
+            return;
+        }
+        if (!ur.reached_haskell) {
+            /* In Haskell for the RTS, but the C unwind never got there. */
+            res->tag = TAG_UNSAFE_FFI;
+            if (res->err == WE_NONE)
+                res->err = ur.error ? WE_C_UNWIND : WE_NO_SP;
+            return;
+        }
+        res->tag = ur.hs_is_leaf ? TAG_HASKELL : TAG_UNSAFE_FFI;
+        /* Sp is rbp in Haskell code; inside C, the C frames' CFI restored
+         * it (rbp is callee-saved) at the first Haskell frame. */
+        haskell_frames(r, uw, img, ur.hs_pc, ur.hs_is_leaf, find_sp(r, uw, img, &ur, v.stack),
+                       v.stack, STG_SCAN_TOP, out, max, res);
+        return;
+    }
+    if (v.suspended_tso) {
+        res->role = ROLE_SAFE_FFI;
+        res->tag = TAG_SAFE_FFI;
+        if (ur.reached_haskell && code_ranges__has(&r->events, ur.hs_pc - 1)) {
+            /* GHC's IO or timer manager waiting in epoll/poll: the runtime
+             * waiting for events, not the program working. */
+            res->tag = TAG_IDLE;
+            res->role = code_ranges__has(&r->epoll, ur.hs_pc - 1) ? ROLE_IO_MANAGER
+                                                                  : ROLE_TIMER_MANAGER;
+        }
+        if (ur.reached_haskell)
+            haskell_frames(r, uw, img, ur.hs_pc, false, v.saved_sp, v.stack, STG_EXACT, out,
+                           max, res);
+        else if (res->err == WE_NONE)
+            res->err = ur.error ? WE_C_UNWIND : WE_NO_SP;
+        return;
+    }
+    res->role = ROLE_IDLE_WORKER;
+    res->tag = TAG_IDLE;
+}

@@ -1,0 +1,537 @@
+/* rts.c - locating, validating and capturing a GHC program's RTS state. */
+#define _GNU_SOURCE
+#include "haskell-stack/rts.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sampler/log.h"
+#include "sampler/remote.h"
+
+/* A stack chunk is 32 KiB by default (+RTS -kc); the first one 1 KiB
+ * (-ki). A bigger chunk or a longer chain is possible but capped: the walk
+ * then ends in [truncated] rather than copying megabytes while stopped. */
+#define MAX_CHUNK_BYTES (256 * 1024)
+#define MAX_CHUNKS 8
+#define MAX_CAPS 256
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool code_ranges__has(const struct code_ranges *c, uint64_t addr)
+{
+    size_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->r[mid].lo <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && addr < c->r[lo - 1].hi;
+}
+
+static int add_range(struct code_ranges *c, uint64_t lo, uint64_t hi)
+{
+    struct code_range *v = realloc(c->r, (c->n + 1) * sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    c->r = v;
+    c->r[c->n++] = (struct code_range){lo, hi};
+    return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+    const struct code_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void sort_ranges(struct code_ranges *c) { qsort(c->r, c->n, sizeof *c->r, cmp_range); }
+
+void rts__free(struct rts *r)
+{
+    free(r->gc.r);
+    free(r->waiting.r);
+    free(r->events.r);
+    free(r->epoll.r);
+    memset(r, 0, sizeof *r);
+}
+
+/* ------------------------------------------------------------------------
+ * Attach: symbols
+ * ---------------------------------------------------------------------- */
+
+enum wanted_sym {
+    S_MainCapability,
+    S_n_capabilities,
+    S_capabilities,
+    S_my_task,
+    S_stg_TSO_info,
+    S_stg_STACK_info,
+    S_stg_underflow,
+    S_stg_stop,
+    S_CCS_MAIN,
+    S_printStackChunk,
+    S__COUNT
+};
+
+static const char *const wanted_names[S__COUNT] = {
+    "MainCapability", "n_capabilities", "capabilities",
+    "my_task", "stg_TSO_info", "stg_STACK_info",
+    "stg_stack_underflow_frame_info", "stg_stop_thread_info", "CCS_MAIN",
+    "printStackChunk",
+};
+
+/* C functions whose presence on a C stack means the thread is collecting
+ * garbage (or waiting for the others to stop for it). */
+static const char *const gc_functions[] = {
+    "GarbageCollect", "gcWorkerThread", "scheduleDoGC", "waitForGcThreads",
+    "requestSync", "stopAllCapabilitiesWith", "nonmovingCollect", NULL,
+};
+
+/* The non-threaded RTS waits for I/O and timers inside the scheduler. */
+static const char *const waiting_functions[] = {"awaitEvent", NULL};
+
+struct sym_scan {
+    struct rts *r;
+    GElf_Sym found[S__COUNT];
+    bool have[S__COUNT];
+    int64_t bias;
+    int err;
+};
+
+static bool in_list(const char *const *list, const char *name)
+{
+    for (; *list; list++)
+        if (strcmp(*list, name) == 0)
+            return true;
+    return false;
+}
+
+static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
+{
+    struct sym_scan *sc = arg;
+    struct rts *r = sc->r;
+    uint64_t lo = s->st_value + (uint64_t)sc->bias, hi = lo + s->st_size;
+
+    for (int i = 0; i < S__COUNT; i++)
+        if (!sc->have[i] && strcmp(name, wanted_names[i]) == 0) {
+            sc->found[i] = *s;
+            sc->have[i] = true;
+        }
+    if (GELF_ST_TYPE(s->st_info) != STT_FUNC || s->st_size == 0)
+        return true;
+    if (in_list(gc_functions, name))
+        sc->err |= add_range(&r->gc, lo, hi);
+    else if (in_list(waiting_functions, name))
+        sc->err |= add_range(&r->waiting, lo, hi);
+    return true;
+}
+
+/* The code of GHC.Event.* (the IO and timer managers' loops). Their local
+ * closures and continuations have no symbols and lie past the sized entry
+ * code, so each binding's range runs to the next symbol. */
+static int event_ranges(struct rts *r, struct module *m)
+{
+    module__symbol(m, m->lo); /* load the sorted table */
+    const struct symtab *t = &m->syms;
+    for (size_t i = 0; i < t->n; i++) {
+        const char *nm = t->s[i].name;
+        if (strncmp(nm, "base_GHCziEvent", 15) != 0)
+            continue;
+        uint64_t lo = t->s[i].addr + (uint64_t)m->bias;
+        uint64_t hi = i + 1 < t->n ? t->s[i + 1].addr + (uint64_t)m->bias : lo + t->s[i].size;
+        if (add_range(&r->events, lo, hi) < 0)
+            return -ENOMEM;
+        if (strncmp(nm, "base_GHCziEventziEPoll_", 23) == 0 && add_range(&r->epoll, lo, hi) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* The executable's TLS block sits just below the thread pointer (x86_64,
+ * TLS variant II); glibc places it at tp - off, off computed as in
+ * _dl_determine_tlsoffset for the first module. */
+static bool tls_offset(const struct module *m, uint64_t sym_value, int64_t *off)
+{
+    for (size_t i = 0; i < m->nph; i++) {
+        const GElf_Phdr *ph = &m->ph[i];
+        if (ph->p_type != PT_TLS)
+            continue;
+        uint64_t align = ph->p_align ? ph->p_align : 1;
+        uint64_t firstbyte = (-ph->p_vaddr) & (align - 1);
+        uint64_t block = ((ph->p_memsz - firstbyte + align - 1) & ~(align - 1)) + firstbyte;
+        *off = -(int64_t)block + (int64_t)sym_value;
+        return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------------
+ * Attach: validation against the live process
+ * ---------------------------------------------------------------------- */
+
+static bool read_word(pid_t pid, uint64_t addr, uint64_t *v)
+{
+    *v = 0;
+    return remote__read(pid, addr, v, 8) == 0;
+}
+
+static bool read_field(pid_t pid, uint64_t base, struct rts_layout__field f, uint64_t *v)
+{
+    *v = 0;
+    if (!rts_layout__has(f) || f.size == 0 || f.size > 8)
+        return false;
+    return remote__read(pid, base + (uint64_t)(int64_t)f.off, v, f.size) == 0;
+}
+
+static uint64_t cap_reg(const struct rts_layout *L, struct rts_layout__field reg)
+{
+    return (uint64_t)(L->capability.r.off + reg.off);
+}
+
+/* True when the layout holds; otherwise why says what is wrong. */
+static bool validate(struct rts *r, char *why, size_t size)
+{
+    const struct rts_layout *L = r->L;
+    uint64_t n = 0, arr, cap, v;
+
+    if (!read_field(r->pid, r->n_capabilities, (struct rts_layout__field){0, 4}, &n) || n == 0 ||
+        n > MAX_CAPS) {
+        snprintf(why, size, "n_capabilities is %llu", (unsigned long long)n);
+        return false;
+    }
+    arr = r->capabilities;
+    if (!r->capabilities_is_array && !read_word(r->pid, r->capabilities, &arr)) {
+        snprintf(why, size, "the capabilities array is unreadable");
+        return false;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        if (!read_word(r->pid, arr + 8 * i, &cap) || !cap) {
+            snprintf(why, size, "capability %llu is missing", (unsigned long long)i);
+            return false;
+        }
+        if (!read_field(r->pid, cap, L->capability.no, &v) || v != i) {
+            snprintf(why, size, "capability %llu says it is number %llu", (unsigned long long)i,
+                     (unsigned long long)v);
+            return false;
+        }
+    }
+    /* A capability running Haskell code points at a TSO. The process is
+     * running, so a capability may be between two states: look a few
+     * times before calling it a mismatch. */
+    for (int attempt = 0; attempt < 20; attempt++) {
+        int bad = 0, seen = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t task, inh, tso, info;
+            if (!read_word(r->pid, arr + 8 * i, &cap) ||
+                !read_field(r->pid, cap, L->capability.running_task, &task) ||
+                !read_field(r->pid, cap, L->capability.in_haskell, &inh) || !task || !(inh & 0xff))
+                continue;
+            if (!read_word(r->pid, cap + cap_reg(L, L->reg.rCurrentTSO), &tso) || !tso)
+                continue;
+            seen++;
+            if (!read_word(r->pid, tso, &info) || info != r->stg_TSO_info)
+                bad++;
+        }
+        if (!bad)
+            return true;
+        if (seen == 0)
+            break;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    snprintf(why, size, "a running capability's current TSO is not a TSO");
+    return false;
+}
+
+static void warn_c_only(const struct rts *r, const char *what, const char *todo)
+{
+    log__warn("pid %d is a GHC %s program, but %s; %s. Profiling C stacks only.", (int)r->pid,
+              r->version[0] ? r->version : "(unknown version)", what, todo);
+}
+
+int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
+{
+    struct module *m = ms->main;
+    struct sym_scan sc;
+
+    memset(r, 0, sizeof *r);
+    r->ms = ms;
+    r->pid = pid;
+    if (!m || !m->is_haskell)
+        return 0;
+    r->ghc = true;
+    r->mod = m;
+    snprintf(r->version, sizeof r->version, "%s", m->ghc_version);
+
+    memset(&sc, 0, sizeof sc);
+    sc.r = r;
+    sc.bias = m->bias;
+    symtab__each(m->elf, scan_symbol, &sc);
+    if (sc.err) {
+        log__error("out of memory reading the symbols of %s", m->path);
+        return -ENOMEM;
+    }
+    sort_ranges(&r->gc);
+    sort_ranges(&r->waiting);
+    if (event_ranges(r, m) < 0) {
+        log__error("out of memory reading the symbols of %s", m->path);
+        return -ENOMEM;
+    }
+
+    if (!sc.have[S_MainCapability] || !sc.have[S_n_capabilities]) {
+        bool dynamic = false;
+        for (size_t i = 0; i < ms->nmods; i++)
+            dynamic |= strncmp(ms->mods[i]->name, "libHSrts", 8) == 0;
+        if (dynamic)
+            warn_c_only(r, "it was linked with -dynamic (its RTS is a shared library without a "
+                           "symbol table)",
+                        "link it statically (the GHC default) to see Haskell stacks");
+        else
+            warn_c_only(r, "its executable has no symbol table (stripped)",
+                        "profile an unstripped build to see Haskell stacks");
+        return 0;
+    }
+    if (!sc.have[S_capabilities] || !sc.have[S_my_task] || !sc.have[S_stg_TSO_info] ||
+        !sc.have[S_stg_STACK_info] || !sc.have[S_stg_underflow] || !sc.have[S_stg_stop]) {
+        warn_c_only(r, "its symbol table lacks RTS symbols hsspy needs (capabilities, my_task, "
+                       "stg_TSO_info, ...)",
+                    "profile an unstripped build");
+        return 0;
+    }
+    r->threaded = GELF_ST_TYPE(sc.found[S_my_task].st_info) == STT_TLS;
+    r->profiled = sc.have[S_CCS_MAIN];
+    r->L = rts_layout__find(r->version, r->threaded, r->profiled, sc.have[S_printStackChunk]);
+    if (!r->L) {
+        char known[128] = "";
+        warn_c_only(r, "hsspy has no RTS layout for this GHC version",
+                    (snprintf(known, sizeof known, "supported versions: %s",
+                              rts_layout__supported()),
+                     known));
+        return 0;
+    }
+
+    uint64_t bias = (uint64_t)m->bias;
+    r->n_capabilities = sc.found[S_n_capabilities].st_value + bias;
+    r->capabilities = sc.found[S_capabilities].st_value + bias;
+    r->capabilities_is_array = sc.found[S_capabilities].st_size > 8;
+    r->main_capability = sc.found[S_MainCapability].st_value + bias;
+    r->stg_TSO_info = sc.found[S_stg_TSO_info].st_value + bias;
+    r->stg_STACK_info = sc.found[S_stg_STACK_info].st_value + bias;
+    r->stg_underflow_info = sc.found[S_stg_underflow].st_value + bias;
+    r->stg_stop_info = sc.found[S_stg_stop].st_value + bias;
+    r->my_task_is_tls = r->threaded;
+    if (r->threaded) {
+        if (!tls_offset(m, sc.found[S_my_task].st_value, &r->my_task_tls_off)) {
+            warn_c_only(r, "its executable has no TLS segment for my_task",
+                        "this build is not one hsspy understands");
+            return 0;
+        }
+    } else {
+        r->my_task = sc.found[S_my_task].st_value + bias;
+    }
+    r->pending = true;
+    r->pending_since_ns = now_ns();
+    rts__poll(r);
+    return 0;
+}
+
+void rts__poll(struct rts *r)
+{
+    char why[160];
+    uint64_t n = 0;
+
+    if (!r->pending)
+        return;
+    /* Before hs_init has run (a program hsspy just started) there are no
+     * capabilities yet: nothing to validate, and no Haskell to sample. */
+    if (!read_field(r->pid, r->n_capabilities, (struct rts_layout__field){0, 4}, &n) || n == 0) {
+        if (now_ns() - r->pending_since_ns > 10000000000ull) {
+            r->pending = false;
+            warn_c_only(r, "its runtime has not started within 10 s (n_capabilities is 0)",
+                        "attach again once it runs Haskell code");
+        }
+        return;
+    }
+    r->pending = false;
+    if (!validate(r, why, sizeof why)) {
+        char what[240];
+        snprintf(what, sizeof what, "its runtime does not match hsspy's GHC %s layout (%s)",
+                 r->version, why);
+        warn_c_only(r, what, "please report this with the output of `ghc --info`");
+        r->validation_failures++;
+        return;
+    }
+    r->usable = true;
+}
+
+/* ------------------------------------------------------------------------
+ * Per-thread capture (the thread is stopped)
+ * ---------------------------------------------------------------------- */
+
+/* Copy [addr, addr+len) into the image; true if all of it arrived. */
+static bool grab(pid_t pid, struct memimg *img, uint64_t addr, size_t len)
+{
+    uint8_t *p;
+    struct remote_req q;
+    if (!addr || len == 0)
+        return false;
+    if (memimg__ptr(img, addr, len))
+        return true; /* already captured this tick (a shared Capability) */
+    p = memimg__add(img, addr, len);
+    if (!p)
+        return false;
+    q = (struct remote_req){addr, p, len, 0};
+    remote__batch(pid, &q, 1);
+    memimg__set_len(img, addr, q.got);
+    return q.got == len;
+}
+
+bool rts__field(const struct memimg *img, uint64_t base, struct rts_layout__field f,
+                uint64_t *out)
+{
+    *out = 0;
+    if (!base || !rts_layout__has(f) || f.size == 0 || f.size > 8)
+        return false;
+    return memimg__read(img, base + (uint64_t)(int64_t)f.off, out, f.size) == 0;
+}
+
+static uint64_t task_slot(const struct rts *r, const struct user_regs_struct *regs)
+{
+    return r->my_task_is_tls ? regs->fs_base + (uint64_t)r->my_task_tls_off : r->my_task;
+}
+
+/* Copy the stack chunk holding a TSO's stack, from sp_hint (or the chunk's
+ * start) to its end, and the chunks after it (underflow frames). */
+static void grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso,
+                       uint64_t sp_hint)
+{
+    const struct rts_layout *L = r->L;
+    uint64_t stack, size, sp;
+
+    if (!grab(pid, img, tso, (size_t)L->tso.struct_size) ||
+        !rts__field(img, tso, L->tso.stackobj, &stack))
+        return;
+    for (int chunk = 0; chunk < MAX_CHUNKS && stack; chunk++) {
+        if (!grab(pid, img, stack, (size_t)L->stack.stack.off) ||
+            !rts__field(img, stack, L->stack.stack_size, &size) ||
+            !rts__field(img, stack, L->stack.sp, &sp))
+            return;
+        uint64_t start = stack + (uint64_t)L->stack.stack.off, end = start + size * 8;
+        if (size == 0 || size * 8 > MAX_CHUNK_BYTES)
+            return;
+        /* The running chunk's saved sp is stale: Sp lives in rbp. If the
+         * hint is not inside the chunk, take all of it. */
+        uint64_t from = chunk == 0 ? sp_hint : sp;
+        if (from < start || from >= end)
+            from = start;
+        from &= ~(uint64_t)7;
+        if (!grab(pid, img, from, (size_t)(end - from)))
+            return;
+        /* A chunk that continues in another ends with an underflow frame:
+         * {stg_stack_underflow_frame_info, next_chunk}. */
+        uint64_t info, next;
+        uint64_t uf = end - (uint64_t)L->underflow_frame.struct_size;
+        if (memimg__read_u64(img, uf + (uint64_t)L->underflow_frame.info.off, &info) < 0 ||
+            info != r->stg_underflow_info ||
+            memimg__read_u64(img, uf + (uint64_t)L->underflow_frame.next_chunk.off, &next) < 0)
+            return;
+        stack = next;
+    }
+}
+
+void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_struct *regs,
+                         struct memimg *img)
+{
+    const struct rts_layout *L = r->L;
+    uint64_t slot = task_slot(r, regs), task, incall = 0, cap = 0, tso = 0, v;
+
+    if (!r->usable || !grab(pid, img, slot, 8) || memimg__read_u64(img, slot, &task) < 0 || !task)
+        return;
+    if (!grab(pid, img, task, (size_t)L->task.struct_size))
+        return;
+    rts__field(img, task, L->task.incall, &incall);
+    rts__field(img, task, L->task.cap, &cap);
+    if (incall)
+        grab(pid, img, incall, (size_t)L->incall.struct_size);
+    if (cap)
+        grab(pid, img, cap, (size_t)L->capability.struct_size);
+    if (incall && rts__field(img, incall, L->incall.suspended_tso, &v) && v) {
+        grab_stack(r, pid, img, v, 0); /* in a safe call: its saved sp is right */
+        return;
+    }
+    if (cap && rts__field(img, cap, L->capability.running_task, &v) && v == task &&
+        rts__field(img, cap, L->capability.in_haskell, &v) && (v & 0xff) &&
+        memimg__read_u64(img, cap + cap_reg(L, L->reg.rCurrentTSO), &tso) == 0 && tso)
+        grab_stack(r, pid, img, tso, regs->rbp);
+}
+
+/* ------------------------------------------------------------------------
+ * After the stop: reading it back
+ * ---------------------------------------------------------------------- */
+
+bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
+               const struct memimg *img, struct rts_view *v)
+{
+    const struct rts_layout *L = r->L;
+    uint64_t x;
+
+    memset(v, 0, sizeof *v);
+    v->cap_no = -1;
+    if (memimg__read_u64(img, task_slot(r, regs), &v->task) < 0)
+        return false;
+    if (!v->task)
+        return true;
+    if (!rts__field(img, v->task, L->task.cap, &v->cap) ||
+        !rts__field(img, v->task, L->task.incall, &v->incall))
+        return false;
+    if (v->cap) {
+        if (!rts__field(img, v->cap, L->capability.no, &x))
+            return false;
+        v->cap_no = x < MAX_CAPS ? (int)x : -1;
+        if (!rts__field(img, v->cap, L->capability.running_task, &x))
+            return false;
+        v->holds_cap = x == v->task;
+        if (v->holds_cap && rts__field(img, v->cap, L->capability.in_haskell, &x))
+            v->in_haskell = (x & 0xff) != 0;
+    }
+    if (v->incall && !rts__field(img, v->incall, L->incall.suspended_tso, &v->suspended_tso))
+        return false;
+    if (v->suspended_tso)
+        v->tso = v->suspended_tso;
+    else if (v->holds_cap && v->in_haskell &&
+             memimg__read_u64(img, v->cap + cap_reg(L, L->reg.rCurrentTSO), &x) == 0)
+        v->tso = x;
+    if (v->tso && rts__field(img, v->tso, L->tso.stackobj, &v->stack))
+        rts__field(img, v->stack, L->stack.sp, &v->saved_sp);
+    return true;
+}
+
+bool rts__check_task(struct rts *r, const struct user_regs_struct *regs,
+                     const struct memimg *img, const struct rts_view *v)
+{
+    uint64_t id;
+    if (!r->usable || r->task_checked || !v->task)
+        return r->usable;
+    r->task_checked = true;
+    /* glibc's pthread_t is the address of the thread's TCB, which is what
+     * fs points at: a Task found through my_task must carry it as its id. */
+    if (r->threaded && rts_layout__has(r->L->task.id) &&
+        (!rts__field(img, v->task, r->L->task.id, &id) || id != regs->fs_base)) {
+        r->usable = false;
+        r->validation_failures++;
+        warn_c_only(r, "the Task its my_task slot points at does not belong to the thread",
+                    "please report this with the output of `ghc --info`");
+    }
+    return r->usable;
+}

@@ -1,0 +1,121 @@
+/* rts.h - finding and reading a GHC program's runtime system from outside.
+ *
+ * At attach time (rts__attach) the RTS is located from the executable's
+ * symbol table: capabilities, tasks, the TLS slot my_task that maps an OS
+ * thread to its Task, and a few info tables and code ranges. The GHC version
+ * comes from the ELF .comment ("GHC 9.0.2"); the struct layouts are the
+ * generated table for that version and RTS variant (rts_layout.h), never
+ * guessed. The layout is validated against the live process (every
+ * capability's `no` is its index, a running capability's current TSO has
+ * stg_TSO_info as its info pointer, a Task's id is its thread's pthread_t)
+ * before any sample is trusted; on a mismatch hsspy says so and profiles
+ * C stacks only.
+ *
+ * While a thread is stopped, rts__capture_thread copies the few RTS words its
+ * sample needs into the capture's memory image: its Task, InCall and
+ * Capability, the TSO whose stack matters, and that stack's live chunks. Once
+ * the thread runs again, rts__view reads them back from the image only.
+ */
+#ifndef HSSPY_RTS_H
+#define HSSPY_RTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "haskell-stack/rts_layout.h"
+#include "sampler/memimg.h"
+#include "symbolizer/modset.h"
+
+struct code_range {
+    uint64_t lo, hi;
+};
+
+struct code_ranges {
+    struct code_range *r;
+    size_t n;
+};
+
+bool code_ranges__has(const struct code_ranges *c, uint64_t addr);
+
+struct rts {
+    bool ghc;     /* a GHC program (its executable says so) */
+    bool pending; /* layout found, waiting for the RTS to start (launch mode) */
+    bool usable;  /* layout found and validated: Haskell stacks and tags on */
+    uint64_t pending_since_ns;
+    char version[16];
+    bool threaded, profiled;
+    const struct rts_layout *L;
+    struct modset *ms;
+    struct module *mod; /* the module holding the RTS */
+    pid_t pid;
+
+    /* runtime addresses of RTS globals */
+    uint64_t n_capabilities, capabilities, main_capability;
+    bool capabilities_is_array; /* Capability *capabilities[MAX] (9.6) */
+    bool my_task_is_tls;
+    int64_t my_task_tls_off; /* threaded: &my_task == fs_base + off */
+    uint64_t my_task;        /* non-threaded: its address */
+    uint64_t stg_TSO_info, stg_STACK_info, stg_underflow_info, stg_stop_info;
+
+    /* code the tag is decided by */
+    struct code_ranges gc;      /* GarbageCollect, gcWorkerThread, ... */
+    struct code_ranges waiting; /* the RTS waiting for work (awaitEvent) */
+    struct code_ranges events;  /* GHC.Event.*: the IO and timer managers */
+    struct code_ranges epoll;   /* GHC.Event.EPoll.* (the IO manager's loop) */
+
+    bool task_checked; /* a Task has been checked against its thread */
+    unsigned long validation_failures;
+};
+
+/* Look at the target: is it a GHC program, which version and RTS, and can
+ * its layout be trusted? Logs one warning when it is a GHC program whose
+ * Haskell side cannot be read (unsupported version, stripped, -dynamic,
+ * validation failed); the recording then carries on with C stacks only.
+ * Returns 0, or -ENOMEM. r->usable says whether Haskell stacks are on;
+ * r->pending that the RTS has not started yet (a program just launched):
+ * call rts__poll until it has. */
+int rts__attach(struct rts *r, struct modset *ms, pid_t pid);
+
+/* While pending: has the RTS started (n_capabilities > 0)? Validates it
+ * then, and gives up with a warning if it has not started within 10 s. */
+void rts__poll(struct rts *r);
+void rts__free(struct rts *r);
+
+/* During a thread's stop: copy what its sample needs into img. */
+void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_struct *regs,
+                         struct memimg *img);
+
+/* What the RTS says about one thread, read back from a capture. */
+struct rts_view {
+    uint64_t task;          /* 0: the RTS knows no Task for this thread */
+    uint64_t cap;           /* the Task's capability (may be released) */
+    int cap_no;             /* its number, -1 if unknown */
+    bool holds_cap;         /* cap->running_task == task */
+    bool in_haskell;        /* cap->in_haskell, when held */
+    uint64_t incall;
+    uint64_t suspended_tso; /* in a safe foreign call: the TSO it left */
+    uint64_t tso;           /* the TSO whose stack this sample walks, or 0 */
+    uint64_t stack;         /* its current stack chunk (StgStack), or 0 */
+    uint64_t saved_sp;      /* that chunk's saved sp (valid when suspended) */
+};
+
+/* Fill v from the capture; false if a word it needs was not captured (the
+ * sample then counts as an RTS-state error). */
+bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
+               const struct memimg *img, struct rts_view *v);
+
+/* Check a Task read back from a capture against its thread (threaded RTS:
+ * Task.id is the thread's pthread_t, which glibc makes its fs_base; the
+ * Task's capability is one of the capabilities). The first such check
+ * decides whether the layout is trusted; a failure turns Haskell stacks off
+ * with a warning. Returns r->usable. */
+bool rts__check_task(struct rts *r, const struct user_regs_struct *regs,
+                     const struct memimg *img, const struct rts_view *v);
+
+/* Read a field of a structure at base from img (size from the layout). */
+bool rts__field(const struct memimg *img, uint64_t base, struct rts_layout__field f,
+                uint64_t *out);
+
+#endif

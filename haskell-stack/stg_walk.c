@@ -1,0 +1,250 @@
+/* stg_walk.c - the STG stack walk over a captured memory image.
+ *
+ * Frame sizes follow the RTS's own stack_frame_sizeW (ClosureMacros.h):
+ * RET_FUN is 3 words plus its size field, RET_BIG 1 plus its large bitmap's
+ * size, everything else 1 plus the small bitmap's size. */
+#include "haskell-stack/stg_walk.h"
+
+#include <string.h>
+
+#include "sampler/remote.h"
+
+/* Caps on one walk: words scanned for the first frame, frames visited
+ * (emitted or not), stack chunks followed. */
+#define SCAN_WORDS 16
+#define MAX_STEPS 100000
+#define MAX_CHUNKS 8
+
+struct chunk {
+    uint64_t start, end; /* the words of the chunk */
+};
+
+static bool chunk_of(const struct stg_walk *w, uint64_t stack, struct chunk *c, uint64_t *sp)
+{
+    const struct rts_layout *L = w->rts->L;
+    uint64_t size;
+    if (!stack || !rts__field(w->img, stack, L->stack.stack_size, &size) || size == 0 ||
+        size > (1u << 24))
+        return false;
+    c->start = stack + (uint64_t)L->stack.stack.off;
+    c->end = c->start + size * 8;
+    if (sp && !rts__field(w->img, stack, L->stack.sp, sp))
+        return false;
+    return true;
+}
+
+/* Read from the executable's read-only segments: info tables never change. */
+static bool read_static(const struct stg_walk *w, uint64_t addr, void *out, size_t len)
+{
+    struct module *m = modset__find(w->ms, addr);
+    return m && m->is_haskell && module__read(m, addr, out, len) == 0;
+}
+
+uint64_t stg_walk__frame_size(const struct stg_walk *w, uint64_t info, uint64_t frame,
+                              uint32_t *type)
+{
+    const struct rts_layout *L = w->rts->L;
+    uint32_t t;
+    uint64_t layout;
+
+    *type = 0;
+    if (info & 7 || !read_static(w, info + (uint64_t)(int64_t)L->info.type.off, &t, 4) ||
+        !read_static(w, info + (uint64_t)(int64_t)L->info.layout.off, &layout, 8))
+        return 0;
+    *type = t;
+    if (t == (uint32_t)L->closure_type.RET_FUN) {
+        uint64_t size;
+        if (memimg__read_u64(w->img, frame + (uint64_t)L->ret_fun.size.off, &size) < 0 ||
+            size > (1u << 20))
+            return 0;
+        return (uint64_t)L->ret_fun.struct_size / 8 + size;
+    }
+    if (t == (uint32_t)L->closure_type.RET_BIG) {
+        /* layout holds a 32-bit offset from the info pointer to the bitmap. */
+        int32_t off = (int32_t)(uint32_t)layout;
+        uint64_t size;
+        if (!read_static(w, info + (uint64_t)(int64_t)off, &size, 8) || size > (1u << 20))
+            return 0;
+        return 1 + size;
+    }
+    if (t == (uint32_t)L->closure_type.RET_SMALL || t == (uint32_t)L->closure_type.UPDATE_FRAME ||
+        t == (uint32_t)L->closure_type.CATCH_FRAME ||
+        t == (uint32_t)L->closure_type.UNDERFLOW_FRAME ||
+        t == (uint32_t)L->closure_type.STOP_FRAME ||
+        t == (uint32_t)L->closure_type.ATOMICALLY_FRAME ||
+        t == (uint32_t)L->closure_type.CATCH_RETRY_FRAME ||
+        t == (uint32_t)L->closure_type.CATCH_STM_FRAME)
+        return 1 + (layout & (uint64_t)L->misc.BITMAP_SIZE_MASK);
+    /* RET_BCO (GHCi byte code) needs the BCO from the heap; anything else
+     * is not a stack frame at all. */
+    return 0;
+}
+
+static bool plausible_info(const struct stg_walk *w, uint64_t info)
+{
+    struct module *m = modset__find(w->ms, info);
+    return m && m->is_haskell;
+}
+
+/* The info pointer of the thunk an update frame is forcing, or 0. A thunk
+ * under evaluation may already be a BLACKHOLE; its header then names no
+ * code and the frame is shown as an anonymous thunk. */
+static uint64_t updatee_info(const struct stg_walk *w, uint64_t frame)
+{
+    const struct rts_layout *L = w->rts->L;
+    uint64_t updatee, info = 0;
+    if (memimg__read_u64(w->img, frame + (uint64_t)L->update_frame.updatee.off, &updatee) < 0 ||
+        !updatee || updatee & 7)
+        return 0;
+    if (memimg__read_u64(w->img, updatee, &info) < 0 &&
+        (w->live_pid <= 0 || remote__read(w->live_pid, updatee, &info, 8) < 0))
+        return 0;
+    uint32_t type;
+    if (!plausible_info(w, info) ||
+        !read_static(w, info + (uint64_t)(int64_t)w->rts->L->info.type.off, &type, 4))
+        return 0;
+    /* Only a thunk still names its code (THUNK .. THUNK_SELECTOR). */
+    if (type < (uint32_t)L->closure_type.THUNK || type > (uint32_t)L->closure_type.THUNK_SELECTOR)
+        return 0;
+    return info;
+}
+
+static enum frame_kind kind_of(const struct rts_layout *L, uint32_t t)
+{
+    if (t == (uint32_t)L->closure_type.UPDATE_FRAME)
+        return FK_HS_UPDATE;
+    if (t == (uint32_t)L->closure_type.CATCH_FRAME)
+        return FK_HS_CATCH;
+    if (t == (uint32_t)L->closure_type.ATOMICALLY_FRAME)
+        return FK_HS_ATOMICALLY;
+    if (t == (uint32_t)L->closure_type.CATCH_STM_FRAME)
+        return FK_HS_CATCH_STM;
+    if (t == (uint32_t)L->closure_type.CATCH_RETRY_FRAME)
+        return FK_HS_CATCH_RETRY;
+    return FK_HS_RET;
+}
+
+/* Does a chain of frames starting at sp look real? Used only to pick the
+ * first frame when sp may sit on spill slots: two frames must size and fit
+ * (or the first must be the stop or an underflow frame). */
+static bool frames_from(const struct stg_walk *w, uint64_t sp, const struct chunk *c)
+{
+    const struct rts_layout *L = w->rts->L;
+    for (int k = 0; k < 2; k++) {
+        uint64_t info, size;
+        uint32_t t;
+        if (sp >= c->end || memimg__read_u64(w->img, sp, &info) < 0 || !plausible_info(w, info))
+            return false;
+        size = stg_walk__frame_size(w, info, sp, &t);
+        if (!size || size > (c->end - sp) / 8)
+            return false;
+        if (t == (uint32_t)L->closure_type.STOP_FRAME ||
+            t == (uint32_t)L->closure_type.UNDERFLOW_FRAME)
+            return true;
+        sp += size * 8;
+    }
+    return true;
+}
+
+bool stg_walk__plausible_sp(const struct stg_walk *w, uint64_t sp, uint64_t stack)
+{
+    struct chunk c;
+    if (!chunk_of(w, stack, &c, NULL) || sp < c.start || sp >= c.end || sp & 7)
+        return false;
+    for (int k = 0; k < SCAN_WORDS; k++)
+        if (frames_from(w, sp + 8 * (uint64_t)k, &c))
+            return true;
+    return false;
+}
+
+static void fail(struct stg_result *res, struct raw_frame *out, int max, enum walk_error e)
+{
+    res->err = e;
+    if (res->n < max)
+        out[res->n++] = (struct raw_frame){(uint64_t)e, FK_INVALID, 0};
+}
+
+void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum stg_start start,
+                   struct raw_frame *out, int max, struct stg_result *res)
+{
+    const struct rts_layout *L = w->rts->L;
+    struct chunk c;
+    int chunks = 1, steps = 0;
+
+    memset(res, 0, sizeof *res);
+    if (max <= 0)
+        return;
+    if (!chunk_of(w, stack, &c, NULL) || sp < c.start || sp >= c.end || sp & 7) {
+        fail(res, out, max, WE_NO_SP);
+        return;
+    }
+    if (start == STG_SCAN_TOP) {
+        int k = 0;
+        while (k < SCAN_WORDS && !frames_from(w, sp + 8 * (uint64_t)k, &c))
+            k++;
+        if (k == SCAN_WORDS) {
+            fail(res, out, max, WE_BAD_INFO);
+            return;
+        }
+        res->skipped_words = k;
+        sp += 8 * (uint64_t)k;
+    }
+    for (;;) {
+        uint64_t info, size;
+        uint32_t t;
+
+        if (++steps > MAX_STEPS || res->n >= max - 1) {
+            res->truncated = true;
+            out[res->n++] = (struct raw_frame){0, FK_TRUNCATED, 0};
+            return;
+        }
+        if (sp >= c.end) {
+            fail(res, out, max, WE_BAD_FRAME); /* ran off the chunk: no stop frame */
+            return;
+        }
+        if (memimg__read_u64(w->img, sp, &info) < 0) {
+            fail(res, out, max, WE_STACK_READ);
+            return;
+        }
+        if (!plausible_info(w, info) || !(size = stg_walk__frame_size(w, info, sp, &t))) {
+            fail(res, out, max, WE_BAD_INFO);
+            return;
+        }
+        if (size > (c.end - sp) / 8) {
+            fail(res, out, max, WE_BAD_FRAME);
+            return;
+        }
+        if (t == (uint32_t)L->closure_type.STOP_FRAME)
+            return;
+        if (t == (uint32_t)L->closure_type.UNDERFLOW_FRAME) {
+            uint64_t next, nsp;
+            if (++chunks > MAX_CHUNKS) {
+                res->truncated = true;
+                out[res->n++] = (struct raw_frame){0, FK_TRUNCATED, 0};
+                return;
+            }
+            if (memimg__read_u64(w->img, sp + (uint64_t)L->underflow_frame.next_chunk.off,
+                                 &next) < 0 ||
+                !chunk_of(w, next, &c, &nsp) || nsp < c.start || nsp >= c.end || nsp & 7) {
+                fail(res, out, max, WE_CHUNKS);
+                return;
+            }
+            sp = nsp;
+            continue;
+        }
+        enum frame_kind k = kind_of(L, t);
+        struct raw_frame f = {info, k, 0};
+        if (k == FK_HS_UPDATE)
+            f.addr = updatee_info(w, sp);
+        /* RET_FUN is the RTS's frame for a function applied to arguments on
+         * the stack: it says nothing the frames around it do not. A frame
+         * equal to the one before it is a level of recursion: shown once, or
+         * a 20000-deep foldr would drown everything else. */
+        if (t == (uint32_t)L->closure_type.RET_FUN ||
+            (res->n > 0 && out[res->n - 1].addr == f.addr && out[res->n - 1].kind == f.kind))
+            res->folded += t != (uint32_t)L->closure_type.RET_FUN;
+        else
+            out[res->n++] = f;
+        sp += size * 8;
+    }
+}

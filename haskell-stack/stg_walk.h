@@ -1,0 +1,66 @@
+/* stg_walk.h - walking a Haskell (STG) stack, frame by frame.
+ *
+ * GHC keeps each Haskell thread's stack in heap objects (StgStack chunks);
+ * Sp points at the innermost frame, and with tables-next-to-code every
+ * frame's first word is an info pointer: the code address of its
+ * continuation, with the info table (frame type, size bitmap) just before
+ * it. The walk reads the captured chunk, sizes each frame from its info table
+ * (read from the executable file), follows underflow frames into older
+ * chunks, and ends at the stop frame.
+ *
+ * Every word is untrusted: an info pointer must point into a GHC module with
+ * a frame type at info-8, the frame must fit its chunk, chunks and steps are
+ * capped. A walk that goes wrong ends with an FK_INVALID frame and an error
+ * code, never a crash. Consecutive repeats of one frame (recursion) are
+ * written once.
+ *
+ *   struct stg_walk w = { rts, img, modset };
+ *   stg_walk__run(&w, sp, stack_obj, STG_SCAN_TOP, frames, max, &res);
+ */
+#ifndef HSSPY_STG_WALK_H
+#define HSSPY_STG_WALK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "haskell-stack/rts.h"
+#include "sampler/sample.h"
+
+struct stg_walk {
+    const struct rts *rts;
+    const struct memimg *img;
+    struct modset *ms;
+    pid_t live_pid; /* >0: read a thunk's header from the live process when the
+                     * capture lacks it (names update frames); 0: never */
+};
+
+struct stg_result {
+    int n;                 /* frames written */
+    enum walk_error err;   /* WE_NONE if the walk reached the stop frame */
+    bool truncated;        /* hit a cap (frames, steps or chunks) */
+    int skipped_words;     /* words skipped at the top before the first frame */
+    int folded;            /* repeats of the frame before (recursion) not written */
+};
+
+/* How sure we are that sp points at a frame. A thread stopped in the middle
+ * of Haskell code, or in C called from it, may have spill slots or
+ * arguments above its first frame; a thread suspended in a safe call has its
+ * saved sp exactly at one. */
+enum stg_start { STG_EXACT, STG_SCAN_TOP };
+
+/* Walk from sp in the chunk `stack` (an StgStack address), writing at most
+ * max frames innermost first. */
+void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum stg_start start,
+                   struct raw_frame *out, int max, struct stg_result *res);
+
+/* Could sp be the stack pointer of the chunk `stack`: inside it, and the
+ * start of a chain of valid frames? (To pick Sp among candidates.) */
+bool stg_walk__plausible_sp(const struct stg_walk *w, uint64_t sp, uint64_t stack);
+
+/* Size in words of the frame whose info pointer is info, with its first
+ * word at frame; 0 if it is not a valid frame. *type gets the closure type. */
+uint64_t stg_walk__frame_size(const struct stg_walk *w, uint64_t info, uint64_t frame,
+                              uint32_t *type);
+
+#endif
