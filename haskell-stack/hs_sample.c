@@ -31,7 +31,7 @@ static bool any_frame_in(const struct raw_frame *f, int n, const struct code_ran
 static uint64_t find_sp(struct rts *r, struct unwinder *uw, const struct memimg *img,
                         const struct unwind_result *ur, uint64_t stack)
 {
-    struct stg_walk w = {r, img, uw->ms, 0};
+    struct stg_walk w = {r, img, uw->ms, 0, false};
     if (!ur->scanned || stg_walk__plausible_sp(&w, ur->hs_sp, stack))
         return ur->hs_sp;
     for (uint64_t a = ur->scan_lo; a < ur->scan_hi; a += 8) {
@@ -51,7 +51,7 @@ static void haskell_frames(struct rts *r, struct unwinder *uw, const struct memi
                            enum stg_start start, struct raw_frame *out, int max,
                            struct hs_sample *res)
 {
-    struct stg_walk w = {r, img, uw->ms, r->pid};
+    struct stg_walk w = {r, img, uw->ms, r->pid, r->exact_stacks};
     struct stg_result sr;
 
     if (res->n >= max)
@@ -73,8 +73,6 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
                       const char *comm, const struct memimg *img, struct raw_frame *out,
                       int max, struct hs_sample *res)
 {
-    struct rts_view v;
-
     memset(res, 0, sizeof *res);
     res->cap = -1;
     res->tag = TAG_RTS;
@@ -85,11 +83,12 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
     res->n = ur.n;
     res->c_error = ur.error;
 
-    if (!rts__view(r, &tc->regs, img, &v)) {
+    if (!rts__view(r, &tc->regs, img, &res->v)) {
         res->err = WE_RTS_STATE;
         res->tag = sleeping(tc->state) ? TAG_IDLE : TAG_RTS;
         return;
     }
+    const struct rts_view v = res->v;
     if (!rts__check_task(r, &tc->regs, img, &v)) {
         res->tag = TAG_NONE; /* the layout is not trusted any more */
         return;

@@ -31,6 +31,7 @@ struct hs_sample {
     enum walk_error err;  /* the first thing that went wrong, WE_NONE if nothing */
     bool c_error;         /* the C unwind failed */
     struct unwind_result ur; /* how the C unwind went */
+    struct rts_view v;       /* what the RTS said about the thread */
 };
 
 /* Build the sample of one captured thread (named comm) from its registers

@@ -137,6 +137,28 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
     return true;
 }
 
+/* Does the executable load a shared library whose name starts with prefix
+ * (DT_NEEDED)? A -dynamic GHC program needs libHSrts*.so. */
+static bool needs_library(struct module *m, const char *prefix)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        Elf_Data *d;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !(d = elf_getdata(scn, NULL)))
+            continue;
+        for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Dyn dyn;
+            const char *nm;
+            if (gelf_getdyn(d, (int)i, &dyn) && dyn.d_tag == DT_NEEDED &&
+                (nm = elf_strptr(m->elf, sh.sh_link, dyn.d_un.d_val)) &&
+                strncmp(nm, prefix, strlen(prefix)) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
 /* The code of GHC.Event.* (the IO and timer managers' loops). Their local
  * closures and continuations have no symbols and lie past the sized entry
  * code, so each binding's range runs to the next symbol. */
@@ -199,8 +221,12 @@ static uint64_t cap_reg(const struct rts_layout *L, struct rts_layout__field reg
     return (uint64_t)(L->capability.r.off + reg.off);
 }
 
-/* True when the layout holds; otherwise why says what is wrong. */
-static bool validate(struct rts *r, char *why, size_t size)
+enum validity { VALID, INVALID, UNSURE };
+
+/* Does the layout hold? INVALID (and why) when it surely does not; UNSURE
+ * when a running capability looked inconsistent, which a capability changing
+ * hands under our eyes can explain: the caller looks again later. */
+static enum validity validate(struct rts *r, char *why, size_t size)
 {
     const struct rts_layout *L = r->L;
     uint64_t n = 0, arr, cap, v;
@@ -208,56 +234,61 @@ static bool validate(struct rts *r, char *why, size_t size)
     if (!read_field(r->pid, r->n_capabilities, (struct rts_layout__field){0, 4}, &n) || n == 0 ||
         n > MAX_CAPS) {
         snprintf(why, size, "n_capabilities is %llu", (unsigned long long)n);
-        return false;
+        return INVALID;
     }
     arr = r->capabilities;
     if (!r->capabilities_is_array && !read_word(r->pid, r->capabilities, &arr)) {
         snprintf(why, size, "the capabilities array is unreadable");
-        return false;
+        return INVALID;
     }
     for (uint64_t i = 0; i < n; i++) {
         if (!read_word(r->pid, arr + 8 * i, &cap) || !cap) {
             snprintf(why, size, "capability %llu is missing", (unsigned long long)i);
-            return false;
+            return INVALID;
         }
         if (!read_field(r->pid, cap, L->capability.no, &v) || v != i) {
             snprintf(why, size, "capability %llu says it is number %llu", (unsigned long long)i,
                      (unsigned long long)v);
-            return false;
+            return INVALID;
         }
     }
-    /* A capability running Haskell code points at a TSO. The process is
-     * running, so a capability may be between two states: look a few
-     * times before calling it a mismatch. */
-    for (int attempt = 0; attempt < 20; attempt++) {
-        int bad = 0, seen = 0;
-        for (uint64_t i = 0; i < n; i++) {
-            uint64_t task, inh, tso, info;
-            if (!read_word(r->pid, arr + 8 * i, &cap) ||
-                !read_field(r->pid, cap, L->capability.running_task, &task) ||
-                !read_field(r->pid, cap, L->capability.in_haskell, &inh) || !task || !(inh & 0xff))
-                continue;
-            if (!read_word(r->pid, cap + cap_reg(L, L->reg.rCurrentTSO), &tso) || !tso)
-                continue;
-            seen++;
-            if (!read_word(r->pid, tso, &info) || info != r->stg_TSO_info)
-                bad++;
+    /* The Task holding a capability has a capability of its own (not
+     * always this one: a GC leader holds them all), and a capability running
+     * Haskell code points at a TSO. */
+    uint64_t caps[MAX_CAPS];
+    for (uint64_t i = 0; i < n; i++)
+        read_word(r->pid, arr + 8 * i, &caps[i]);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t task, inh, tso, info, back;
+        bool known = false;
+        cap = caps[i];
+        if (!read_field(r->pid, cap, L->capability.running_task, &task) || !task)
+            continue;
+        if (read_field(r->pid, task, L->task.cap, &back)) {
+            for (uint64_t k = 0; k < n; k++)
+                known |= back == caps[k];
+            if (!known) {
+                snprintf(why, size, "capability %llu's running Task has no capability",
+                         (unsigned long long)i);
+                return UNSURE;
+            }
         }
-        if (!bad)
-            return true;
-        if (seen == 0)
-            break;
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
+        if (!read_field(r->pid, cap, L->capability.in_haskell, &inh) || !(inh & 0xff) ||
+            !read_word(r->pid, cap + cap_reg(L, L->reg.rCurrentTSO), &tso) || !tso)
+            continue;
+        if (!read_word(r->pid, tso, &info) || info != r->stg_TSO_info) {
+            snprintf(why, size, "capability %llu's current TSO is not a TSO",
+                     (unsigned long long)i);
+            return UNSURE;
+        }
     }
-    snprintf(why, size, "a running capability's current TSO is not a TSO");
-    return false;
+    return VALID;
 }
 
 static void warn_c_only(const struct rts *r, const char *what, const char *todo)
 {
-    log__warn("pid %d is a GHC %s program, but %s; %s. Profiling C stacks only.", (int)r->pid,
-              r->version[0] ? r->version : "(unknown version)", what, todo);
+    log__error("pid %d is a GHC %s program, but %s; %s. Profiling C stacks only.", (int)r->pid,
+               r->version[0] ? r->version : "(unknown version)", what, todo);
 }
 
 int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
@@ -290,10 +321,7 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     }
 
     if (!sc.have[S_MainCapability] || !sc.have[S_n_capabilities]) {
-        bool dynamic = false;
-        for (size_t i = 0; i < ms->nmods; i++)
-            dynamic |= strncmp(ms->mods[i]->name, "libHSrts", 8) == 0;
-        if (dynamic)
+        if (needs_library(m, "libHSrts"))
             warn_c_only(r, "it was linked with -dynamic (its RTS is a shared library without a "
                            "symbol table)",
                         "link it statically (the GHC default) to see Haskell stacks");
@@ -340,9 +368,10 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     } else {
         r->my_task = sc.found[S_my_task].st_value + bias;
     }
+    /* Validated at the first sample (rts__poll), not here: the target is
+     * traced already, and reading it now would only delay its signals. */
     r->pending = true;
     r->pending_since_ns = now_ns();
-    rts__poll(r);
     return 0;
 }
 
@@ -363,8 +392,11 @@ void rts__poll(struct rts *r)
         }
         return;
     }
+    enum validity v = validate(r, why, sizeof why);
+    if (v == UNSURE && ++r->unsure < 50)
+        return; /* look again at the next sample */
     r->pending = false;
-    if (!validate(r, why, sizeof why)) {
+    if (v != VALID) {
         char what[240];
         snprintf(what, sizeof what, "its runtime does not match hsspy's GHC %s layout (%s)",
                  r->version, why);
@@ -512,8 +544,11 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
     else if (v->holds_cap && v->in_haskell &&
              memimg__read_u64(img, v->cap + cap_reg(L, L->reg.rCurrentTSO), &x) == 0)
         v->tso = x;
-    if (v->tso && rts__field(img, v->tso, L->tso.stackobj, &v->stack))
+    if (v->tso && rts__field(img, v->tso, L->tso.stackobj, &v->stack)) {
         rts__field(img, v->stack, L->stack.sp, &v->saved_sp);
+        if (rts__field(img, v->stack, L->stack.stack_size, &x))
+            v->stack_end = v->stack + (uint64_t)L->stack.stack.off + 8 * x;
+    }
     return true;
 }
 

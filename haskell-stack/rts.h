@@ -66,6 +66,8 @@ struct rts {
     struct code_ranges epoll;   /* GHC.Event.EPoll.* (the IO manager's loop) */
 
     bool task_checked; /* a Task has been checked against its thread */
+    unsigned unsure;   /* validations that saw a capability mid-change */
+    bool exact_stacks; /* walk every STG frame as it is (dump), no folding */
     unsigned long validation_failures;
 };
 
@@ -79,7 +81,9 @@ struct rts {
 int rts__attach(struct rts *r, struct modset *ms, pid_t pid);
 
 /* While pending: has the RTS started (n_capabilities > 0)? Validates it
- * then, and gives up with a warning if it has not started within 10 s. */
+ * then (a capability caught changing hands is looked at again next time, up
+ * to 50 times), and gives up with a warning if it has not started within
+ * 10 s. Call before each sample until r->pending is false. */
 void rts__poll(struct rts *r);
 void rts__free(struct rts *r);
 
@@ -99,6 +103,7 @@ struct rts_view {
     uint64_t tso;           /* the TSO whose stack this sample walks, or 0 */
     uint64_t stack;         /* its current stack chunk (StgStack), or 0 */
     uint64_t saved_sp;      /* that chunk's saved sp (valid when suspended) */
+    uint64_t stack_end;     /* the end of that chunk's words */
 };
 
 /* Fill v from the capture; false if a word it needs was not captured (the

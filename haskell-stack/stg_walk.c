@@ -240,8 +240,10 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
          * the stack: it says nothing the frames around it do not. A frame
          * equal to the one before it is a level of recursion: shown once, or
          * a 20000-deep foldr would drown everything else. */
-        if (t == (uint32_t)L->closure_type.RET_FUN ||
-            (res->n > 0 && out[res->n - 1].addr == f.addr && out[res->n - 1].kind == f.kind))
+        if (w->exact)
+            out[res->n++] = f;
+        else if (t == (uint32_t)L->closure_type.RET_FUN ||
+                 (res->n > 0 && out[res->n - 1].addr == f.addr && out[res->n - 1].kind == f.kind))
             res->folded += t != (uint32_t)L->closure_type.RET_FUN;
         else
             out[res->n++] = f;

@@ -14,7 +14,7 @@
  * code, never a crash. Consecutive repeats of one frame (recursion) are
  * written once.
  *
- *   struct stg_walk w = { rts, img, modset };
+ *   struct stg_walk w = { rts, img, modset, 0, false };
  *   stg_walk__run(&w, sp, stack_obj, STG_SCAN_TOP, frames, max, &res);
  */
 #ifndef HSSPY_STG_WALK_H
@@ -33,6 +33,8 @@ struct stg_walk {
     struct modset *ms;
     pid_t live_pid; /* >0: read a thunk's header from the live process when the
                      * capture lacks it (names update frames); 0: never */
+    bool exact;     /* every frame as it is (for dumps): no folding of
+                     * recursion, RET_FUN frames kept */
 };
 
 struct stg_result {

@@ -23,6 +23,9 @@ struct prof_thread {
     uint64_t samples; /* every sample taken of it, idle or not */
     uint64_t oncpu;   /* samples in /proc state R */
     uint64_t tags[TAG__COUNT];
+    /* Its Haskell thread at the last sample (for dumps): TSO, stack chunk
+     * and that chunk's saved sp; 0 when none. */
+    uint64_t tso, stack, stack_sp, stack_end;
 };
 
 #define SAMPLE_IDLE 1 /* dropped unless --idle */

@@ -19,6 +19,7 @@ static void header(const struct profile *p, FILE *f)
         visible_threads += p->threads[i].samples > 0;
 
     fprintf(f, "hsspy report\n");
+
     fprintf(f, "  target:    pid %d: %s\n", (int)p->pid, p->cmdline);
     if (p->ghc_version[0])
         fprintf(f, "  runtime:   GHC %s\n", p->ghc_version);
@@ -145,6 +146,49 @@ static int thread_section(const struct profile *p, const struct out_opts *o, siz
     return 0;
 }
 
+/* Which OS threads held each capability, and what the holder was doing:
+ * shares of all ticks (a capability nobody holds is free). */
+static void capability_section(const struct profile *p, FILE *f)
+{
+    int ncaps = 0;
+    for (size_t i = 0; i < p->nsamples; i++)
+        if (p->samples[i].cap >= ncaps)
+            ncaps = p->samples[i].cap + 1;
+    if (ncaps == 0 || p->ticks == 0)
+        return;
+    fprintf(f, "\ncapabilities (shares of %" PRIu64 " ticks):\n", p->ticks);
+    for (int c = 0; c < ncaps; c++) {
+        uint64_t tags[TAG__COUNT] = {0}, held = 0;
+        struct counter by;
+        if (counter__init(&by) < 0)
+            return;
+        for (size_t i = 0; i < p->nsamples; i++) {
+            const struct prof_sample *s = &p->samples[i];
+            if (s->cap != c)
+                continue;
+            held++;
+            tags[s->tag]++;
+            char key[48];
+            snprintf(key, sizeof key, "tid %d", (int)p->threads[s->thread].tid);
+            counter__add(&by, key, 1, 0);
+        }
+        fprintf(f, "  capability %d: held %.1f%%", c, 100.0 * (double)held / (double)p->ticks);
+        struct counter_entry *v = counter__sorted(&by, COUNTER_BY_COUNT);
+        for (size_t k = 0; v && k < by.n && k < 8; k++)
+            fprintf(f, "%s%s %.1f%%", k ? ", " : " (by ", v[k].key,
+                    100.0 * (double)v[k].count / (double)p->ticks);
+        fprintf(f, "%s\n   ", by.n ? ")" : "");
+        free(v);
+        counter__free(&by);
+        for (int g = 1; g < TAG__COUNT; g++)
+            if (tags[g])
+                fprintf(f, " %s %.1f%%", sample_tag__str(g),
+                        100.0 * (double)tags[g] / (double)p->ticks);
+        fprintf(f, " free %.1f%%\n",
+                held < p->ticks ? 100.0 * (double)(p->ticks - held) / (double)p->ticks : 0.0);
+    }
+}
+
 static int write_report(const struct profile *p, const struct out_opts *o, FILE *f)
 {
     const struct prof_thread **order = malloc((p->nthreads + 1) * sizeof *order);
@@ -160,6 +204,7 @@ static int write_report(const struct profile *p, const struct out_opts *o, FILE 
             return -1;
         }
     free(order);
+    capability_section(p, f);
     return 0;
 }
 

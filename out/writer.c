@@ -6,10 +6,12 @@
 
 extern const struct writer writer_folded;
 extern const struct writer writer_report;
+extern const struct writer writer_dump;
 
 static const struct writer *const all[] = {
     &writer_folded,
     &writer_report,
+    &writer_dump,
     NULL,
 };
 

@@ -25,9 +25,11 @@ static void usage(FILE *f)
             "\n"
             "commands:\n"
             "  record    sample a process and write a profile\n"
+            "  dump      print every thread's stack once, now\n"
             "\n"
             "  hsspy --help              this text\n"
             "  hsspy record --help       options of record\n"
+            "  hsspy dump --help         options of dump\n"
             "  hsspy --version           the version\n");
 }
 
@@ -71,6 +73,30 @@ static int parse_double(const char *s, double *out)
     return 0;
 }
 
+static int parse_pid(const char *s, pid_t *pid)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v <= 0 || v > 0x7fffffff) {
+        log__error("-p needs a process id, not '%s'", s);
+        return -1;
+    }
+    *pid = (pid_t)v;
+    return 0;
+}
+
+/* getopt found an unknown option or one missing its value. */
+static int bad_option(char **argv, const char *cmd)
+{
+    if (optopt)
+        log__error("option -%c %s (see hsspy %s --help)", optopt,
+                   strchr("pFdof", optopt) ? "needs a value" : "is unknown", cmd);
+    else
+        log__error("unknown option '%s' (see hsspy %s --help)", argv[optind - 1], cmd);
+    return 2;
+}
+
 static int cmd_record(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -91,23 +117,16 @@ static int cmd_record(int argc, char **argv)
         .stack_bytes = 32 * 1024,
     };
     int c;
-    char *end;
 
     optind = 1;
     opterr = 0; /* our own one-line messages instead of getopt's */
     /* '+': stop at the first non-option, so `-- CMD -x` keeps CMD's options. */
     while ((c = getopt_long(argc, argv, "+p:F:d:o:f:qh", opts, NULL)) != -1) {
         switch (c) {
-        case 'p': {
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (errno || *end || v <= 0 || v > 0x7fffffff) {
-                log__error("-p needs a process id, not '%s'", optarg);
+        case 'p':
+            if (parse_pid(optarg, &o.pid) < 0)
                 return 2;
-            }
-            o.pid = (pid_t)v;
             break;
-        }
         case 'F':
             if (parse_double(optarg, &o.rate_hz) < 0 || o.rate_hz < 0.1 || o.rate_hz > 10000) {
                 log__error("-F needs a rate between 0.1 and 10000 samples per second, not '%s'",
@@ -134,12 +153,7 @@ static int cmd_record(int argc, char **argv)
         case 'q': log__set_quiet(true); break;
         case 'h': record_usage(stdout); return 0;
         default:
-            if (optopt)
-                log__error("option -%c %s (see hsspy record --help)", optopt,
-                           strchr("pFdof", optopt) ? "needs a value" : "is unknown");
-            else
-                log__error("unknown option '%s' (see hsspy record --help)", argv[optind - 1]);
-            return 2;
+            return bad_option(argv, "record");
         }
     }
     if (optind < argc)
@@ -148,6 +162,60 @@ static int cmd_record(int argc, char **argv)
         log__error(o.pid ? "give either -p PID or -- CMD, not both"
                          : "nothing to profile: give -p PID or -- CMD [ARGS...] (see hsspy "
                            "record --help)");
+        return 2;
+    }
+    return record__run(&o);
+}
+
+static void dump_usage(FILE *f)
+{
+    fprintf(f, "usage: hsspy dump [-o FILE] [-q] -p PID\n"
+               "\n"
+               "Stop every thread of a running process once, print each one's role, tag\n"
+               "and whole stack (innermost frame first, with raw addresses), and detach.\n"
+               "For a GHC program the Haskell frames are printed exactly as they are on\n"
+               "the stack: recursion is not folded.\n"
+               "\n"
+               "  -p, --pid PID         the process\n"
+               "  -o, --output FILE     write to FILE (default: standard output)\n"
+               "  -q, --quiet           no informational messages\n"
+               "  -h, --help            this text\n");
+}
+
+static int cmd_dump(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"pid", required_argument, NULL, 'p'},
+        {"output", required_argument, NULL, 'o'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct record_opts o = {
+        .rate_hz = 1,
+        .format = "dump",
+        .stack_bytes = 64 * 1024,
+        .idle = true,
+        .snapshot = true,
+    };
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "p:o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (parse_pid(optarg, &o.pid) < 0)
+                return 2;
+            break;
+        case 'o': o.output = optarg; break;
+        case 'q': log__set_quiet(true); break;
+        case 'h': dump_usage(stdout); return 0;
+        default:
+            return bad_option(argv, "dump");
+        }
+    }
+    if (!o.pid || optind < argc) {
+        log__error("dump needs -p PID and nothing else (see hsspy dump --help)");
         return 2;
     }
     return record__run(&o);
@@ -170,6 +238,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "record") == 0)
         return cmd_record(argc - 1, argv + 1);
+    if (strcmp(argv[1], "dump") == 0)
+        return cmd_dump(argc - 1, argv + 1);
     log__error("unknown command '%s'", argv[1]);
     usage(stderr);
     return 2;

@@ -1,8 +1,11 @@
-/* launch.c - fork/exec with a close-on-exec pipe that reports exec failure.
+/* launch.c - fork and exec a command, traced from before its exec.
  *
- * The child writes errno to the pipe only if execvp fails; a successful exec
- * closes the pipe, so the parent's read() returning 0 means "the new program
- * is running" and hsspy can seize it like any other process.
+ * The child stops itself (SIGSTOP) before execvp; the parent seizes it
+ * while it is stopped, continues it, and waits for its PTRACE_EVENT_EXEC.
+ * Seizing after the exec instead would race with it: a seize that lands
+ * while execve is still running reports that very exec as an event, which
+ * would read as the program replacing itself. If execvp fails, the child
+ * writes errno to a close-on-exec pipe and exits 127.
  */
 #define _GNU_SOURCE
 #include "sampler/launch.h"
@@ -11,56 +14,114 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "sampler/log.h"
 
-int launch__start(char *const argv[], pid_t *pid)
+#define OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
+
+static void child(char *const argv[], int errfd)
 {
-    int fds[2], err = 0;
-    pid_t child;
-    ssize_t r;
+    sigset_t none;
+    int err;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    raise(SIGSTOP); /* wait here to be seized */
+    execvp(argv[0], argv);
+    err = errno;
+    if (write(errfd, &err, sizeof err) < 0) {
+        /* nothing more we can say */
+    }
+    _exit(127);
+}
+
+/* Follow the child from its stop to its exec (or its death). 0 once it runs
+ * the new program, else -errno (exec failed) or -ECHILD. */
+static int follow_to_exec(pid_t pid, int errfd, const char *cmd)
+{
+    for (;;) {
+        int st, err = 0;
+        if (waitpid(pid, &st, __WALL) < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (WIFEXITED(st) || WIFSIGNALED(st)) {
+            if (read(errfd, &err, sizeof err) != (ssize_t)sizeof err)
+                err = ECHILD;
+            log__error("cannot run '%s': %s", cmd, strerror(err));
+            return -err;
+        }
+        if (!WIFSTOPPED(st))
+            continue;
+        int event = (unsigned)st >> 16, sig = WSTOPSIG(st);
+        if (event == PTRACE_EVENT_EXEC) {
+            ptrace(PTRACE_CONT, pid, 0, 0);
+            return 0;
+        }
+        if (event == PTRACE_EVENT_STOP) {
+            /* Still in its own SIGSTOP (our SIGCONT comes), or a notification
+             * that the group stop ended. */
+            if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+                ptrace(PTRACE_LISTEN, pid, 0, 0);
+            else
+                ptrace(PTRACE_CONT, pid, 0, 0);
+            continue;
+        }
+        /* A signal (our SIGCONT): deliver it. */
+        ptrace(PTRACE_CONT, pid, 0, (void *)(long)(event ? 0 : sig));
+    }
+}
+
+int launch__start(char *const argv[], struct tracee *t, pid_t *pid)
+{
+    int fds[2], err, st;
+    pid_t c;
 
     if (!argv || !argv[0]) {
         log__error("no command given after --");
         return -EINVAL;
     }
     if (pipe2(fds, O_CLOEXEC) < 0) {
-        log__error("cannot run '%s': pipe: %s", argv[0], strerror(errno));
-        return -errno;
+        err = errno;
+        log__error("cannot run '%s': pipe: %s", argv[0], strerror(err));
+        return -err;
     }
-    child = fork();
-    if (child < 0) {
+    c = fork();
+    if (c < 0) {
         err = errno;
         close(fds[0]);
         close(fds[1]);
         log__error("cannot run '%s': fork: %s", argv[0], strerror(err));
         return -err;
     }
-    if (child == 0) {
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGPIPE, SIG_DFL);
+    if (c == 0) {
         close(fds[0]);
-        execvp(argv[0], argv);
-        err = errno;
-        if (write(fds[1], &err, sizeof err) < 0) {
-            /* nothing more we can say */
-        }
-        _exit(127);
+        child(argv, fds[1]);
     }
     close(fds[1]);
-    do
-        r = read(fds[0], &err, sizeof err);
-    while (r < 0 && errno == EINTR);
-    close(fds[0]);
-    if (r > 0) {
-        waitpid(child, NULL, 0);
+    err = 0;
+    if (waitpid(c, &st, WUNTRACED) != c || !WIFSTOPPED(st))
+        err = ECHILD;
+    else if (ptrace(PTRACE_SEIZE, c, 0, (void *)(long)OPTIONS) < 0)
+        err = errno;
+    if (err) {
+        kill(c, SIGKILL); /* never ran the command: nothing of the user's is lost */
+        waitpid(c, NULL, 0);
+        close(fds[0]);
         log__error("cannot run '%s': %s", argv[0], strerror(err));
         return -err;
     }
-    *pid = child;
-    return 0;
+    kill(c, SIGCONT);
+    err = follow_to_exec(c, fds[0], argv[0]);
+    close(fds[0]);
+    if (err < 0) {
+        waitpid(c, NULL, WNOHANG);
+        return err;
+    }
+    *pid = c;
+    return tracee__adopt(t, c);
 }

@@ -4,10 +4,12 @@
 
 #include <sys/types.h>
 
+#include "sampler/tracee.h"
+
 /* Fork and exec argv[0] (searched in PATH) with hsspy's own credentials,
- * a clean signal mask and default dispositions. Returns once the exec has
- * succeeded (the child then runs the new program) with *pid set, or logs one
- * line ("cannot run 'x': ...") and returns -errno. */
-int launch__start(char *const argv[], pid_t *pid);
+ * a clean signal mask and default dispositions, traced from before its
+ * exec: t is attached to it once it runs the new program. Returns 0 with
+ * *pid set, or logs one line ("cannot run 'x': ...") and returns -errno. */
+int launch__start(char *const argv[], struct tracee *t, pid_t *pid);
 
 #endif

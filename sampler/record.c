@@ -141,6 +141,10 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         s.tag = (uint8_t)hs.tag;
         s.role = (uint8_t)hs.role;
         s.cap = (int16_t)hs.cap;
+        r->p.threads[ti].tso = hs.v.tso;
+        r->p.threads[ti].stack = hs.v.stack;
+        r->p.threads[ti].stack_sp = hs.v.saved_sp;
+        r->p.threads[ti].stack_end = hs.v.stack_end;
         if (hs.tag == TAG_IDLE || (hs.tag == TAG_NONE && idle_state(tc->state)))
             s.flags |= SAMPLE_IDLE;
     } else {
@@ -261,6 +265,19 @@ static FILE *open_output(const char *path)
     return f;
 }
 
+/* A dump: one sample of every thread, now (once the RTS, if any, has been
+ * validated: a few quick looks, handling the target's events between). */
+static void snapshot(struct recorder *r)
+{
+    int sig = 0;
+    for (int i = 0; i < 100 && r->rts.pending; i++) {
+        rts__poll(&r->rts);
+        if (r->rts.pending && tracee__wait(&r->t, tracee__now_ns() + 2000000u))
+            return;
+    }
+    tick(r, &sig);
+}
+
 static void loop(struct recorder *r)
 {
     const double period = 1e9 / r->o->rate_hz;
@@ -343,24 +360,10 @@ int record__run(const struct record_opts *o)
     signal(SIGPIPE, SIG_IGN);
 
     if (o->argv) {
-        if (launch__start(o->argv, &pid) < 0)
+        if (launch__start(o->argv, &r.t, &pid) < 0)
             goto done_signals;
         r.p.launched = true;
-    }
-    if (tracee__attach(&r.t, pid, r.p.launched) < 0) {
-        if (r.p.launched) {
-            /* It exited before we could attach: nothing was missed but a
-             * very short run. Report its status; the profile is empty. */
-            int st;
-            if (waitpid(pid, &st, 0) == pid) {
-                log__info("'%s' exited before it could be sampled", o->argv[0]);
-                r.p.exited = true;
-                r.p.exit_status = st;
-                r.p.pid = pid;
-                snprintf(r.p.cmdline, sizeof r.p.cmdline, "%s", o->argv[0]);
-                goto write;
-            }
-        }
+    } else if (tracee__attach(&r.t, pid) < 0) {
         goto done_signals;
     }
     r.p.pid = pid;
@@ -371,10 +374,12 @@ int record__run(const struct record_opts *o)
         tracee__detach(&r.t, 1000);
         goto done_signals;
     }
+    tracee__drain(&r.t); /* signals that arrived meanwhile: deliver them */
     if (rts__attach(&r.rts, &r.ms, pid) < 0) {
         tracee__detach(&r.t, 1000);
         goto done_signals;
     }
+    tracee__drain(&r.t);
     if (r.rts.ghc)
         snprintf(r.p.ghc_version, sizeof r.p.ghc_version, "%s", r.rts.version);
     r.uw.ghc = r.rts.ghc;
@@ -384,13 +389,18 @@ int record__run(const struct record_opts *o)
                   "profile an unstripped build for names",
                   r.ms.main->path, r.ms.main->name);
 
-    log__info("sampling pid %d at %.0f Hz%s", (int)pid, o->rate_hz,
-              o->duration_s > 0 ? "" : "; Ctrl-C to stop");
+    if (!o->snapshot)
+        log__info("sampling pid %d at %.0f Hz%s", (int)pid, o->rate_hz,
+                  o->duration_s > 0 ? "" : "; Ctrl-C to stop");
+    r.rts.exact_stacks = o->snapshot;
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     r.p.start_wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
     r.t0_ns = tracee__now_ns();
-    loop(&r);
+    if (o->snapshot)
+        snapshot(&r);
+    else
+        loop(&r);
     r.p.duration_ns = tracee__now_ns() - r.t0_ns;
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
@@ -408,7 +418,6 @@ int record__run(const struct record_opts *o)
     if (r.rts.ghc)
         profile__name_roles(&r.p);
 
-write:
     /* The target runs on its own now; a Ctrl-C from here on ends hsspy. */
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (w->write(&r.p, &(struct out_opts){o->threads, o->idle}, out) < 0 || fflush(out) != 0) {
@@ -420,7 +429,13 @@ write:
         if (waitpid(pid, &st, WNOHANG) == 0)
             log__info("'%s' (pid %d) keeps running", o->argv[0], (int)pid);
     }
-    rc = 0;
+    /* A GHC program whose Haskell side could not be read got a C-only
+     * profile: written, but not what was asked for. */
+    if (r.rts.pending)
+        log__error("pid %d's GHC runtime could not be validated before the recording ended "
+                   "(%s); the profile has C stacks only",
+                   (int)pid, r.rts.unsure ? "its capabilities kept changing" : "it had not started");
+    rc = r.rts.ghc && !r.rts.usable ? 3 : 0;
     goto done;
 done_signals:
     sigprocmask(SIG_SETMASK, &old, NULL);

@@ -16,6 +16,7 @@ struct record_opts {
     pid_t pid;          /* -p */
     char **argv;        /* -- CMD ARGS */
     size_t stack_bytes; /* C stack copied per thread per sample */
+    bool snapshot;      /* one sample of every thread, exact stacks (dump) */
 };
 
 /* Run a recording; returns the process exit code (0 on success). */

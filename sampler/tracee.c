@@ -254,7 +254,14 @@ static void explain_attach_error(pid_t pid, int err)
     log__error("cannot trace pid %d: %s", (int)pid, strerror(err));
 }
 
-int tracee__attach(struct tracee *t, pid_t pid, bool own_child)
+int tracee__adopt(struct tracee *t, pid_t pid)
+{
+    memset(t, 0, sizeof *t);
+    t->pid = pid;
+    return add(t, pid) ? 0 : -ENOMEM;
+}
+
+int tracee__attach(struct tracee *t, pid_t pid)
 {
     char st;
 
@@ -266,8 +273,6 @@ int tracee__attach(struct tracee *t, pid_t pid, bool own_child)
         return -EINVAL;
     }
     st = proc__state(pid, 0);
-    if (own_child && (st == '?' || st == 'Z' || st == 'X'))
-        return -ESRCH; /* our command already exited: the caller reaps it */
     if (st == '?') {
         log__error("no process with pid %d (has it exited?)", (int)pid);
         return -ESRCH;
@@ -284,8 +289,6 @@ int tracee__attach(struct tracee *t, pid_t pid, bool own_child)
     }
     if (ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)SEIZE_OPTIONS) < 0) {
         int e = errno;
-        if (own_child && e == ESRCH)
-            return -e;
         explain_attach_error(pid, e);
         return -e;
     }

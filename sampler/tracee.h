@@ -72,9 +72,12 @@ struct tracee {
 
 /* PTRACE_SEIZE every thread of pid (re-listing /proc/PID/task until no new
  * thread shows up). On failure nothing stays attached and one clear line has
- * been logged, except for own_child (a command hsspy launched), whose early
- * exit is no error: then -ESRCH and nothing logged. 0 or -errno. */
-int tracee__attach(struct tracee *t, pid_t pid, bool own_child);
+ * been logged. 0 or -errno. */
+int tracee__attach(struct tracee *t, pid_t pid);
+
+/* Take over a single-threaded process already seized with our options (a
+ * command hsspy launched, just past its exec). 0 or -ENOMEM. */
+int tracee__adopt(struct tracee *t, pid_t pid);
 
 /* Handle one waitpid() status for tid. */
 void tracee__handle(struct tracee *t, pid_t tid, int status);

@@ -62,6 +62,49 @@ void dwarf_lines__close(struct dwarf_lines *d)
     memset(d, 0, sizeof *d);
 }
 
+static const struct cu_range *find_range(const struct dwarf_lines *d, uint64_t vaddr)
+{
+    size_t lo = 0, hi = d->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->r[mid].lo <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo; k > 0 && lo - k < 4; k--)
+        if (vaddr >= d->r[k - 1].lo && vaddr < d->r[k - 1].hi)
+            return &d->r[k - 1];
+    return NULL;
+}
+
+bool dwarf_lines__function(struct dwarf_lines *d, uint64_t vaddr, const char **name,
+                           uint64_t *cu_lo, uint64_t *cu_hi, bool *haskell)
+{
+    const struct cu_range *r;
+    Dwarf_Die cu, *scopes = NULL;
+    Dwarf_Word lang = 0;
+    Dwarf_Attribute a;
+    bool found = false;
+
+    if (!d->dw || !(r = find_range(d, vaddr)) || !dwarf_offdie(d->dw, r->cu_off, &cu))
+        return false;
+    int n = dwarf_getscopes(&cu, vaddr, &scopes);
+    for (int i = 0; i < n && !found; i++)
+        if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram && dwarf_diename(&scopes[i])) {
+            *name = dwarf_diename(&scopes[i]);
+            found = true;
+        }
+    free(scopes);
+    if (!found)
+        return false;
+    *cu_lo = r->lo;
+    *cu_hi = r->hi;
+    *haskell = dwarf_attr(&cu, DW_AT_language, &a) && dwarf_formudata(&a, &lang) == 0 &&
+               lang == 0x18; /* DW_LANG_Haskell */
+    return true;
+}
+
 bool dwarf_lines__find(struct dwarf_lines *d, uint64_t vaddr, const char **file, int *line)
 {
     size_t lo = 0, hi = d->n;

@@ -25,4 +25,12 @@ void dwarf_lines__close(struct dwarf_lines *d);
  * *file points into libdw's data (valid until close). */
 bool dwarf_lines__find(struct dwarf_lines *d, uint64_t vaddr, const char **file, int *line);
 
+/* The function (DW_TAG_subprogram) containing an ELF virtual address, and
+ * the range of its compile unit; false if none. For GHC's -g output the
+ * name is the Haskell binding the code belongs to ("main", "fib"), also for
+ * the code of local closures that have no symbol. *haskell says whether the
+ * unit's language is Haskell. */
+bool dwarf_lines__function(struct dwarf_lines *d, uint64_t vaddr, const char **name,
+                           uint64_t *cu_lo, uint64_t *cu_hi, bool *haskell);
+
 #endif

@@ -146,6 +146,13 @@ const struct sym *symtab__nearest(const struct symtab *t, uint64_t vaddr)
     return lo ? &t->s[lo - 1] : NULL;
 }
 
+const struct sym *symtab__next(const struct symtab *t, uint64_t vaddr)
+{
+    const struct sym *s = symtab__nearest(t, vaddr);
+    size_t i = s ? (size_t)(s - t->s) + 1 : 0;
+    return i < t->n ? &t->s[i] : NULL;
+}
+
 const struct sym *symtab__lookup(const struct symtab *t, uint64_t vaddr)
 {
     size_t lo = 0, hi = t->n;

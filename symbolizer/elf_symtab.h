@@ -41,6 +41,8 @@ const struct sym *symtab__lookup(const struct symtab *t, uint64_t vaddr);
 
 /* The nearest symbol at or below vaddr, whatever its size says. */
 const struct sym *symtab__nearest(const struct symtab *t, uint64_t vaddr);
+/* The nearest symbol above vaddr. */
+const struct sym *symtab__next(const struct symtab *t, uint64_t vaddr);
 
 /* The address of a symbol by exact name (linear; for a handful of RTS
  * globals at attach time). Searches data symbols too. Returns 1 if found,

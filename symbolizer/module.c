@@ -1,6 +1,7 @@
 /* module.c - opening a mapped ELF object and answering questions about it. */
 #define _GNU_SOURCE
 #include "symbolizer/module.h"
+#include "symbolizer/zdecode.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -381,6 +382,12 @@ const struct sym *module__symbol_nearest(struct module *m, uint64_t addr)
     return symtab__nearest(&m->syms, addr - (uint64_t)m->bias);
 }
 
+const struct sym *module__symbol_next(struct module *m, uint64_t addr)
+{
+    module__symbol(m, addr);
+    return symtab__next(&m->syms, addr - (uint64_t)m->bias);
+}
+
 bool module__line(struct module *m, uint64_t addr, const char **file, int *line)
 {
     if (!m->lines_tried) {
@@ -393,6 +400,30 @@ bool module__line(struct module *m, uint64_t addr, const char **file, int *line)
         }
     }
     return m->lines_ok && dwarf_lines__find(&m->lines, addr - (uint64_t)m->bias, file, line);
+}
+
+bool module__haskell_function(struct module *m, uint64_t addr, char *out, size_t size)
+{
+    const char *fn, *file;
+    int line;
+    uint64_t lo, hi, vaddr = addr - (uint64_t)m->bias;
+    bool haskell;
+    struct zdecoded z;
+
+    module__line(m, addr, &file, &line); /* opens the DWARF index */
+    if (!m->lines_ok || !dwarf_lines__function(&m->lines, vaddr, &fn, &lo, &hi, &haskell) ||
+        !haskell)
+        return false;
+    /* DWARF has the binding's name, not its module: take the module of a
+     * Haskell symbol in the same compile unit. */
+    const struct sym *s = module__symbol_nearest(m, addr);
+    if (!s || s->addr < lo || !zdecode__symbol(s->name, &z)) {
+        s = module__symbol_next(m, addr);
+        if (!s || s->addr >= hi || !zdecode__symbol(s->name, &z))
+            return false;
+    }
+    snprintf(out, size, "%s.%s", z.module, fn);
+    return true;
 }
 
 bool module__find_symbol(struct module *m, const char *name, GElf_Sym *out)

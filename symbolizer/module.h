@@ -67,11 +67,17 @@ int module__read(const struct module *m, uint64_t addr, void *out, size_t len);
 /* The symbol covering a runtime address (loads the table on first use). */
 const struct sym *module__symbol(struct module *m, uint64_t addr);
 
-/* The nearest symbol at or below a runtime address, ignoring sizes. */
+/* The nearest symbol at or below a runtime address, ignoring sizes; and the
+ * nearest one above it. */
 const struct sym *module__symbol_nearest(struct module *m, uint64_t addr);
+const struct sym *module__symbol_next(struct module *m, uint64_t addr);
 
 /* file:line of a runtime address, when the module has DWARF. */
 bool module__line(struct module *m, uint64_t addr, const char **file, int *line);
+
+/* The Haskell binding a runtime address belongs to, from DWARF (-g):
+ * "Main.main" into out; false without such DWARF. */
+bool module__haskell_function(struct module *m, uint64_t addr, char *out, size_t size);
 
 /* Find a symbol by name (st_value is an ELF vaddr: add bias). */
 bool module__find_symbol(struct module *m, const char *name, GElf_Sym *out);

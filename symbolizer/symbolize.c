@@ -35,6 +35,7 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
     struct module *m;
     const struct sym *s;
     char buf[600];
+    bool local = false;
 
     memset(out, 0, sizeof *out);
     out->lang = LANG_NONE;
@@ -53,17 +54,41 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
     }
     out->object = strdup(m->name);
     s = module__symbol(m, addr);
-    if (!s && m->is_haskell) {
-        /* Code of local closures and continuations has no symbol of its own
-         * (GHC 9.0 gives them assembler-local labels) and lies after the
-         * sized entry code of the binding it belongs to: in a GHC module,
-         * name it after the nearest Haskell binding before it. */
+    bool haskell_code = f->kind >= FK_HS_RET && f->kind <= FK_HS_CATCH_RETRY;
+    /* (A sizeless C symbol such as crt's frame_dummy can sit right before
+     * a module's first, local, Haskell code.) */
+    if (m->is_haskell &&
+        (!s || ((haskell_code || s->size == 0) && !zdecode__symbol(s->name, &(struct zdecoded){0})))) {
+        /* Code of local (non-exported) bindings has no symbol of its own
+         * (GHC 9.0 gives it assembler-local labels); a module's code is
+         * contiguous, so name it after the nearest Haskell binding before
+         * it, or, if that is not Haskell, as local code of the module of
+         * the binding after it. */
         const struct sym *near = module__symbol_nearest(m, addr);
+        const struct sym *next = module__symbol_next(m, addr);
         struct zdecoded z;
-        if (near && zdecode__symbol(near->name, &z))
+        if (near && zdecode__symbol(near->name, &z)) {
             s = near;
+        } else if (next && zdecode__symbol(next->name, &z)) {
+            snprintf(buf, sizeof buf, "%s.<local>", z.module);
+            local = true;
+            s = NULL;
+        }
     }
-    if (!s) {
+    if (m->is_haskell && module__haskell_function(m, addr, buf, sizeof buf)) {
+        /* -g: DWARF knows the binding even for code without a symbol. */
+        out->name = strdup(buf);
+        out->lang = LANG_HASKELL;
+        if (f->kind == FK_HS_UPDATE) {
+            size_t l = strlen(buf);
+            snprintf(buf + l, sizeof buf - l, " (thunk)");
+            free(out->name);
+            out->name = strdup(buf);
+        }
+    } else if (local) {
+        out->name = strdup(buf);
+        out->lang = LANG_HASKELL;
+    } else if (!s) {
         snprintf(buf, sizeof buf, "%s+0x%llx", m->name,
                  (unsigned long long)(addr - (uint64_t)m->bias));
         out->name = strdup(buf);

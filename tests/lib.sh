@@ -31,6 +31,17 @@ check() {
     if "$@"; then pass "$name"; else fail "$name" "$why"; fi
 }
 
+# check_status NAME RC [ERRFILE]: pass if RC (an exit status, captured
+# right after the command) is 0; else say it, with ERRFILE's contents.
+check_status() {
+    local name=$1 rc=$2 err=${3:-}
+    if [ "$rc" -eq 0 ]; then
+        pass "$name"
+    else
+        fail "$name" "exit status $rc${err:+: $(tr '\n' '|' <"$err")}"
+    fi
+}
+
 has_line() { grep -E -q -- "$2" "$1"; }
 
 # The sum of the counts of folded lines matching REGEX.

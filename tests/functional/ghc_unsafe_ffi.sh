@@ -8,7 +8,7 @@ prog=$(build_hs unsafe_leaf unsafe_leaf.hs unsafe_leaf_c.c -- -O1 -threaded -rts
     { fail "build" "ghc could not build unsafe_leaf.hs"; exit 0; }
 
 "$HSSPY" record -q -F 199 -d 2 -o "$T/ffi.folded" -- "$prog" 2.5 2>"$T/err"
-check "exit-status" "hsspy failed: $(cat "$T/err")" test $? -eq 0
+check_status "exit-status" $? "$T/err"
 total=$(total_count "$T/ffi.folded")
 leaf=$(count_matching "$T/ffi.folded" ';unsafe_leaf_spin [0-9]+$')
 if [ "$total" -gt 100 ] && [ $((10 * leaf)) -ge $((8 * total)) ]; then

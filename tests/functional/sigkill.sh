@@ -27,4 +27,4 @@ done
 check "never-left-stopped" "$stopped thread observations stopped or still traced after SIGKILL" \
     test "$stopped" -eq 0
 wait "$target"
-check "target-exits-normally" "target exit status $?" test $? -eq 0
+check_status "target-exits-normally" $?

@@ -1,0 +1,77 @@
+/* dump.c - `hsspy dump`: every OS thread of one snapshot, with its role,
+ * tag, /proc state and whole stack, innermost frame first, each frame with
+ * its raw address, kind, name, object and source line. Meant for reading (a
+ * hung program) and for comparing against other stack printers. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "out/writer.h"
+
+static const char *kind_name(uint32_t k)
+{
+    switch (k) {
+    case FK_PC: return "pc";
+    case FK_RET: return "ret";
+    case FK_HS_RET: return "stg";
+    case FK_HS_UPDATE: return "update";
+    case FK_HS_CATCH: return "catch";
+    case FK_HS_ATOMICALLY: return "atomically";
+    case FK_HS_CATCH_STM: return "catchSTM";
+    case FK_HS_CATCH_RETRY: return "catchRetry";
+    case FK_INVALID: return "invalid";
+    case FK_TRUNCATED: return "truncated";
+    default: return "?";
+    }
+}
+
+static void frame_line(const struct profile *p, int i, uint32_t id, FILE *f)
+{
+    const struct raw_frame *r = &p->frames[id];
+    const struct frame_sym *s = p->syms ? &p->syms[id] : NULL;
+    fprintf(f, "  #%-3d 0x%016" PRIx64 " %-10s %s", i, r->addr, kind_name(r->kind),
+            profile__frame_name(p, id));
+    if (r->kind == FK_INVALID)
+        fprintf(f, " (%s)", walk_error__str((enum walk_error)r->addr));
+    if (s && s->object)
+        fprintf(f, "  [%s]", s->object);
+    if (s && s->file)
+        fprintf(f, "  %s:%d", s->file, s->line);
+    fputc('\n', f);
+}
+
+static int write_dump(const struct profile *p, const struct out_opts *o, FILE *f)
+{
+    (void)o;
+    fprintf(f, "hsspy dump of pid %d: %s\n", (int)p->pid, p->cmdline);
+    if (p->ghc_version[0])
+        fprintf(f, "runtime: GHC %s\n", p->ghc_version);
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const struct prof_sample *s = &p->samples[i];
+        const struct prof_thread *t = &p->threads[s->thread];
+        uint32_t n;
+        const uint32_t *ids = profile__stack_ids(p, s->stack, &n);
+
+        fprintf(f, "\nthread %d (%s)", (int)t->tid, t->comm);
+        if (t->role[0])
+            fprintf(f, ": %s", t->role);
+        if (s->tag != TAG_NONE)
+            fprintf(f, ", %s", sample_tag__str(s->tag));
+        fprintf(f, ", state %c\n", s->state);
+        if (t->tso)
+            fprintf(f, "  haskell thread: tso 0x%" PRIx64 ", stack chunk 0x%" PRIx64
+                       " ending at 0x%" PRIx64 ", saved sp 0x%" PRIx64 "\n",
+                    t->tso, t->stack, t->stack_end, t->stack_sp);
+        for (uint32_t k = 0; k < n; k++)
+            frame_line(p, (int)k, ids[k], f);
+        if (n == 0)
+            fprintf(f, "  (no stack)\n");
+    }
+    return 0;
+}
+
+const struct writer writer_dump = {
+    .name = "dump",
+    .help = "every thread's whole stack with addresses (what `hsspy dump` prints)",
+    .text = true,
+    .write = write_dump,
+};

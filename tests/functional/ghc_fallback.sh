@@ -1,0 +1,52 @@
+# ghc_fallback - a GHC program whose Haskell side hsspy cannot read (an
+# unsupported GHC version, a stripped executable, a -dynamic build) gets one
+# clear line saying so and what to do, a C-only profile (still showing the C
+# function an unsafe call is in), and exit status 3. A plain C program is no
+# error at all.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+prog=$(build_hs fibffi-threaded-O2-nog fibffi.hs fibffi_c.c -- -O2 -rtsopts -threaded) ||
+    { fail "build" "ghc could not build fibffi.hs"; exit 0; }
+
+# fallback NAME REGEX BINARY LEAF: one stderr line matching REGEX, exit 3,
+# no tags, and LEAF (a regex) as a leaf of the C-only profile.
+fallback() {
+    local name=$1 re=$2 bin=$3 leaf=$4
+    "$HSSPY" record -q -F 199 -o "$T/$name.folded" -- "$bin" 1 2>"$T/$name.err"
+    local rc=$?
+    check "$name-exit-3" "exit status $rc (expected 3)" test $rc -eq 3
+    check "$name-one-line" "$(wc -l <"$T/$name.err") lines: $(tr '\n' '|' <"$T/$name.err")" \
+        test "$(wc -l <"$T/$name.err")" -eq 1
+    check "$name-message" "message '$(cat "$T/$name.err")' does not match /$re/" \
+        grep -Eq -- "$re" "$T/$name.err"
+    check "$name-c-only" "tag frames in a C-only profile" \
+        test "$(grep -c '^\[' "$T/$name.folded")" -eq 0
+    check "$name-c-leaf" "no $leaf leaf in the C-only profile" \
+        has_line "$T/$name.folded" ";$leaf [0-9]+\$"
+}
+
+# An unsupported version: the same binary, claiming GHC 9.0.7 in .comment.
+perl -pe 's/GHC 9\.0\.2/GHC 9.0.7/g' "$prog" >"$T/fake" && chmod +x "$T/fake"
+fallback "unsupported-version" \
+    "is a GHC 9.0.7 program, but hsspy has no RTS layout for this GHC version; supported versions: 9\\.0\\.2\\. Profiling C stacks only" \
+    "$T/fake" fibffi_spin
+
+# A stripped executable.
+strip -o "$T/stripped" "$prog"
+# (its own functions have no names left: they show as stripped+0x...)
+fallback "stripped" "has no symbol table \\(stripped\\); profile an unstripped build" "$T/stripped" \
+    'stripped\+0x[0-9a-f]+'
+
+# Built with -dynamic (when this GHC has the shared libraries).
+if dyn=$(build_hs fibffi-dyn fibffi.hs fibffi_c.c -- -O2 -rtsopts -threaded -dynamic 2>/dev/null); then
+    fallback "dynamic" "linked with -dynamic.*link it statically" "$dyn" fibffi_spin
+else
+    skip "dynamic" "this GHC cannot link -dynamic (no shared Haskell libraries installed)"
+fi
+
+# Not a GHC program: no complaint, status 0.
+"$HSSPY" record -q -d 0.5 -o "$T/c.folded" -- "$W/chains" 1 >/dev/null 2>"$T/c.err"
+rc=$?
+check "c-program-status" "exit status $rc for a C program" test $rc -eq 0
+check "c-program-quiet" "stderr: $(cat "$T/c.err")" test ! -s "$T/c.err"

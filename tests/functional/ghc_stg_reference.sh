@@ -1,0 +1,111 @@
+# ghc_stg_reference - hsspy's STG frames equal the RTS's own stack printer's,
+# frame by frame. A -debug build of deep.hs stops in a blocking safe call
+# deep inside a known recursion (alpha/beta/gamma, update and catch frames);
+# hsspy dumps its stack, then gdb calls the debug RTS's printStackChunk on the
+# same stack chunk, and the two lists must agree: every return frame's info
+# pointer, every update and catch frame, in the same order.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+command -v gdb >/dev/null || { skip "all" "gdb is not installed"; exit 0; }
+
+prog=$(build_hs deep_debug deep.hs deep_c.c -- -O1 -debug -threaded -rtsopts) ||
+    { fail "build" "ghc -debug could not build deep.hs"; exit 0; }
+
+# compare MODE: run deep.hs blocking in a MODE (safe or unsafe) call, and
+# compare hsspy's dump of the main thread's STG frames with printStackChunk's.
+compare() {
+    local mode=$1 extra=""
+    [ "$mode" = unsafe ] && extra=unsafe
+    # One big first chunk (-ki), so the whole stack is one chunk for the printer.
+    bg "$prog" 23 60 $extra +RTS -ki256k -RTS >"$T/out" 2>"$T/printer"
+    local pid=$!
+    wait_for_line "$T/out" '^ready$' || { fail "$mode-setup" "deep did not reach its blocking call"; return; }
+
+    "$HSSPY" dump -q -p "$pid" >"$T/dump" 2>"$T/dump.err"
+    check "$mode-dump-ok" "hsspy dump failed: $(cat "$T/dump.err")" test -s "$T/dump"
+
+    # The main thread's section of the dump.
+    sed -n '/^thread '"$pid"' /,/^$/p' "$T/dump" >"$T/main"
+    local chunk_end sp
+    read -r chunk_end sp < <(sed -n 's/.*ending at \(0x[0-9a-f]*\), saved sp \(0x[0-9a-f]*\).*/\1 \2/p' "$T/main")
+    if [ -z "${chunk_end:-}" ]; then
+        fail "$mode-haskell-thread" "the dump shows no Haskell thread for the main thread: $(head -c 600 "$T/main")"
+        kill "$pid"; return
+    fi
+    pass "$mode-haskell-thread"
+    local tag=safe-ffi
+    [ "$mode" = unsafe ] && tag=unsafe-ffi
+    check "$mode-tagged" "main thread not tagged $tag: $(head -n1 "$T/main")" grep -q ", $tag," "$T/main"
+
+    # hsspy's STG frames: "stg ADDR", "update", "catch ADDR".
+    awk '$3 == "stg" { print "stg", $2 } $3 == "update" { print "update" } $3 == "catch" { print "catch", $2 }' \
+        "$T/main" >"$T/hsspy.frames"
+
+    # Where the printer starts: the saved sp of a thread suspended in a safe
+    # call; in an unsafe call the TSO's sp is stale and Sp is in rbp, which
+    # gdb recovers by unwinding deep_block's C frame with its CFI.
+    local gdb_sp="$sp"
+    if [ "$mode" = unsafe ]; then
+        gdb_sp='$rbp'
+    fi
+    timeout 60 gdb -p "$pid" -batch -ex "frame function deep_block" -ex "up" \
+        -ex "call (void)printStackChunk((void*)$gdb_sp, (void*)$chunk_end)" >"$T/gdb.out" 2>&1
+
+    # The RTS's frames. RET_SMALL prints the info *table*, which ends where
+    # the info pointer (the return address hsspy shows) begins: 16 bytes on.
+    local line a
+    while IFS= read -r line; do
+        case "$line" in
+        *RET_SMALL\ \(0x*)
+            a=${line#*RET_SMALL (0x}; a=${a%%)*}
+            printf 'stg 0x%016x\n' $((16#$a + 16)) ;;
+        *UPDATE_FRAME\(*) echo update ;;
+        *CATCH_FRAME\(0x*)
+            a=${line#*CATCH_FRAME(0x}; a=${a%%,*}
+            printf 'catch 0x%016x\n' $((16#$a)) ;;
+        *STOP_FRAME*) break ;;
+        stg_*|RET_*) echo "other $line" ;;
+        esac
+    done <"$T/printer" >"$T/rts.frames"
+
+    local n_rts n_hs
+    n_rts=$(wc -l <"$T/rts.frames"); n_hs=$(wc -l <"$T/hsspy.frames")
+    if [ "$n_rts" -lt 20 ]; then
+        fail "$mode-printer-output" "printStackChunk printed $n_rts frames (gdb: $(tail -n 3 "$T/gdb.out" | tr '\n' '|'))"
+    elif diff -u "$T/rts.frames" "$T/hsspy.frames" >"$T/diff"; then
+        pass "$mode-frames-equal"
+    else
+        fail "$mode-frames-equal" "hsspy $n_hs frames, printStackChunk $n_rts; first differences: $(grep '^[-+][a-z]' "$T/diff" | head -n 6 | tr '\n' '|')"
+    fi
+    check "$mode-update-frames" "no update frame among the $n_hs frames" grep -q '^update' "$T/hsspy.frames"
+    check "$mode-catch-frames" "no catch frame among the $n_hs frames" grep -q '^catch' "$T/hsspy.frames"
+    # The names: the recursion is in Main, and the Haskell caller of the C
+    # function is right above it.
+    check "$mode-names" "no Main.* frame named in the dump" grep -q ' stg  *Main\.' "$T/main"
+    check "$mode-c-to-haskell" "deep_block's caller is not Haskell code" \
+        awk '/ deep_block /{ getline; exit !($0 ~ / ret  *Main\./) }' "$T/main"
+    kill "$pid"
+}
+
+compare safe
+cp "$T/hsspy.frames" "$T/one-chunk.frames"
+compare unsafe
+
+# The same stack grown through the default small first chunk (-ki1k) spans
+# several chunks joined by underflow frames: the walk must follow them and
+# find exactly the same frames.
+bg "$prog" 23 60 >"$T/out2" 2>/dev/null
+pid=$!
+if wait_for_line "$T/out2" '^ready$'; then
+    "$HSSPY" dump -q -p "$pid" | sed -n '/^thread '"$pid"' /,/^$/p' |
+        awk '$3 == "stg" { print "stg", $2 } $3 == "update" { print "update" } $3 == "catch" { print "catch", $2 }' \
+            >"$T/chunks.frames"
+    if diff -q "$T/one-chunk.frames" "$T/chunks.frames" >/dev/null; then
+        pass "across-chunks"
+    else
+        fail "across-chunks" "$(wc -l <"$T/chunks.frames") frames across chunks, $(wc -l <"$T/one-chunk.frames") in one chunk"
+    fi
+else
+    fail "across-chunks" "deep did not reach its blocking call"
+fi
+kill "$pid" 2>/dev/null
