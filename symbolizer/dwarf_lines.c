@@ -78,24 +78,64 @@ static const struct cu_range *find_range(const struct dwarf_lines *d, uint64_t v
     return NULL;
 }
 
+bool dwarf_lines__is_label(const char *nm)
+{
+    if (*nm == '_')
+        nm++;
+    if ((nm[0] != 'c' && nm[0] != 's') || nm[1] < '0' || nm[1] > '9')
+        return false;
+    for (nm += 2; *nm; nm++)
+        if (!((*nm >= '0' && *nm <= '9') || (*nm >= 'a' && *nm <= 'z') ||
+              (*nm >= 'A' && *nm <= 'Z')))
+            return false;
+    return true;
+}
+
+/* Does die, or any block nested in it, cover vaddr? GHC gives a procedure's
+ * DW_TAG_subprogram the range of its entry code only; its other blocks
+ * (continuations) are nested DW_TAG_lexical_blocks with their own ranges,
+ * which is why libdw's dwarf_getscopes, which only descends into DIEs
+ * covering the address, does not find them. */
+static bool covers(Dwarf_Die *die, uint64_t vaddr, int depth)
+{
+    Dwarf_Die child;
+    if (dwarf_haspc(die, vaddr) > 0)
+        return true;
+    if (depth > 8 || dwarf_child(die, &child) != 0)
+        return false;
+    do {
+        int tag = dwarf_tag(&child);
+        if ((tag == DW_TAG_lexical_block || tag == DW_TAG_subprogram) &&
+            covers(&child, vaddr, depth + 1))
+            return true;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return false;
+}
+
 bool dwarf_lines__function(struct dwarf_lines *d, uint64_t vaddr, const char **name,
-                           uint64_t *cu_lo, uint64_t *cu_hi, bool *haskell)
+                           const char **linkage, uint64_t *cu_lo, uint64_t *cu_hi,
+                           bool *haskell)
 {
     const struct cu_range *r;
-    Dwarf_Die cu, *scopes = NULL;
+    Dwarf_Die cu, die;
     Dwarf_Word lang = 0;
     Dwarf_Attribute a;
     bool found = false;
 
     if (!d->dw || !(r = find_range(d, vaddr)) || !dwarf_offdie(d->dw, r->cu_off, &cu))
         return false;
-    int n = dwarf_getscopes(&cu, vaddr, &scopes);
-    for (int i = 0; i < n && !found; i++)
-        if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram && dwarf_diename(&scopes[i])) {
-            *name = dwarf_diename(&scopes[i]);
+    if (dwarf_child(&cu, &die) != 0)
+        return false;
+    do {
+        if (dwarf_tag(&die) == DW_TAG_subprogram && dwarf_diename(&die) &&
+            covers(&die, vaddr, 0)) {
+            *name = dwarf_diename(&die);
+            Dwarf_Attribute la;
+            *linkage = dwarf_formstring(dwarf_attr(&die, DW_AT_MIPS_linkage_name, &la))
+                           ?: dwarf_formstring(dwarf_attr(&die, DW_AT_linkage_name, &la));
             found = true;
         }
-    free(scopes);
+    } while (!found && dwarf_siblingof(&die, &die) == 0);
     if (!found)
         return false;
     *cu_lo = r->lo;

@@ -25,12 +25,18 @@ void dwarf_lines__close(struct dwarf_lines *d);
  * *file points into libdw's data (valid until close). */
 bool dwarf_lines__find(struct dwarf_lines *d, uint64_t vaddr, const char **file, int *line);
 
-/* The function (DW_TAG_subprogram) containing an ELF virtual address, and
- * the range of its compile unit; false if none. For GHC's -g output the
- * name is the Haskell binding the code belongs to ("main", "fib"), also for
- * the code of local closures that have no symbol. *haskell says whether the
- * unit's language is Haskell. */
+/* The function (DW_TAG_subprogram) containing an ELF virtual address, its
+ * linkage name (or NULL), and the range of its compile unit; false if none.
+ * For GHC's -g output the name is the Haskell binding the code belongs to
+ * ("main", "fib"), also for the code of local closures that have no symbol;
+ * a procedure GHC generated itself is named after a label (c48L, see
+ * dwarf_lines__is_label) and has a linkage name instead. *haskell says
+ * whether the unit's language is Haskell. */
 bool dwarf_lines__function(struct dwarf_lines *d, uint64_t vaddr, const char **name,
-                           uint64_t *cu_lo, uint64_t *cu_hi, bool *haskell);
+                           const char **linkage, uint64_t *cu_lo, uint64_t *cu_hi,
+                           bool *haskell);
+
+/* Is this one of GHC's block labels (c48L, _c2ci, s2b7), not a name? */
+bool dwarf_lines__is_label(const char *name);
 
 #endif

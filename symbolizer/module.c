@@ -404,16 +404,25 @@ bool module__line(struct module *m, uint64_t addr, const char **file, int *line)
 
 bool module__haskell_function(struct module *m, uint64_t addr, char *out, size_t size)
 {
-    const char *fn, *file;
+    const char *fn, *linkage = NULL, *file;
     int line;
     uint64_t lo, hi, vaddr = addr - (uint64_t)m->bias;
     bool haskell;
     struct zdecoded z;
 
     module__line(m, addr, &file, &line); /* opens the DWARF index */
-    if (!m->lines_ok || !dwarf_lines__function(&m->lines, vaddr, &fn, &lo, &hi, &haskell) ||
+    if (!m->lines_ok ||
+        !dwarf_lines__function(&m->lines, vaddr, &fn, &linkage, &lo, &hi, &haskell) ||
         !haskell)
         return false;
+    if (dwarf_lines__is_label(fn)) {
+        /* A procedure GHC made itself (a specialisation, a worker): its
+         * linkage name is a real symbol name. */
+        if (!linkage || !zdecode__symbol(linkage, &z))
+            return false;
+        snprintf(out, size, "%s.%s", z.module, z.name);
+        return true;
+    }
     /* DWARF has the binding's name, not its module: take the module of a
      * Haskell symbol in the same compile unit. */
     const struct sym *s = module__symbol_nearest(m, addr);

@@ -5,8 +5,8 @@ set -eu
 cd "$(dirname "$0")/.."
 out=demo-out
 mkdir -p "$out/build"
-echo "demo: building tests/workloads/hs/demo.hs"
-ghc -v0 -O1 -threaded -rtsopts -outputdir "$out/build" -o "$out/demo" \
+echo "demo: building tests/workloads/hs/demo.hs (with -g: exact names and source lines)"
+ghc -v0 -O1 -g -threaded -rtsopts -outputdir "$out/build" -o "$out/demo" \
     tests/workloads/hs/demo.hs tests/workloads/hs/demo_c.c
 echo "demo: profiling it for 5 seconds (hsspy record -F 199 -- $out/demo 5 +RTS -N2)"
 ./hsspy record -q -F 199 -o "$out/profile.folded" -- "$out/demo" 5 +RTS -N2 -RTS

@@ -1,6 +1,13 @@
 /* C side of demo.hs. */
 #include <time.h>
 
+double demo_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Called unsafe: the capability stays held while it runs. */
 long demo_checksum(long n)
 {
