@@ -57,6 +57,11 @@ int profile__init(struct profile *p)
 
 void profile__free(struct profile *p)
 {
+    for (size_t i = 0; i < p->nmodules; i++) {
+        free(p->modules[i].path);
+        free(p->modules[i].blob);
+    }
+    free(p->modules);
     if (p->syms)
         for (size_t i = 0; i < p->nframes; i++)
             frame_sym__free(&p->syms[i]);
@@ -206,6 +211,42 @@ int profile__symbolize(struct profile *p, struct modset *ms)
     for (size_t i = 0; i < p->nframes; i++)
         if (symbolize__frame(ms, &p->frames[i], &p->syms[i]) < 0)
             return -ENOMEM;
+    return 0;
+}
+
+int profile__keep_modules(struct profile *p, const struct modset *ms)
+{
+    p->modules = calloc(ms->nmods ? ms->nmods : 1, sizeof *p->modules);
+    if (!p->modules)
+        return -ENOMEM;
+    /* The executable first: a reader takes the first module for it. */
+    for (size_t k = 0; k < ms->nmods; k++) {
+        size_t i = k;
+        if (ms->main) {
+            size_t mi = 0;
+            while (mi < ms->nmods && ms->mods[mi] != ms->main)
+                mi++;
+            i = k == 0 ? mi : (k <= mi ? k - 1 : k);
+        }
+        const struct module *m = ms->mods[i];
+        struct prof_module *pm = &p->modules[p->nmodules];
+        pm->path = strdup(m->path);
+        if (!pm->path)
+            return -ENOMEM;
+        pm->lo = m->lo;
+        pm->hi = m->hi;
+        pm->bias = m->bias;
+        pm->build_id_len = (uint32_t)m->build_id_len;
+        memcpy(pm->build_id, m->build_id, m->build_id_len);
+        if (m->mem) { /* the vDSO */
+            pm->blob = malloc(m->image_size);
+            if (!pm->blob)
+                return -ENOMEM;
+            memcpy(pm->blob, m->image, m->image_size);
+            pm->blob_len = m->image_size;
+        }
+        p->nmodules++;
+    }
     return 0;
 }
 

@@ -52,6 +52,18 @@ void hist__add(struct hist *h, uint64_t ns);
 /* The q-quantile (0..1), in ns (upper bound of its bucket). */
 uint64_t hist__quantile(const struct hist *h, double q);
 
+/* An object file the recording's addresses point into, kept so that a saved
+ * recording can be named later, elsewhere (hsspy report FILE). */
+struct prof_module {
+    char *path;
+    uint64_t lo, hi; /* runtime span */
+    int64_t bias;    /* runtime address = ELF vaddr + bias */
+    uint8_t build_id[64];
+    uint32_t build_id_len;
+    uint8_t *blob;   /* the vDSO's bytes: it has no file to open later */
+    size_t blob_len;
+};
+
 struct profile {
     /* what was profiled */
     pid_t pid;
@@ -74,6 +86,9 @@ struct profile {
     uint64_t repeated;     /* samples of threads that had not run: not stopped */
     uint64_t self_cpu_ns;  /* CPU time hsspy itself used while recording */
     unsigned long signals_forwarded, live_reads;
+
+    struct prof_module *modules;
+    size_t nmodules;
 
     struct prof_thread *threads;
     size_t nthreads, cap_threads;
@@ -108,6 +123,9 @@ int profile__add(struct profile *p, const struct prof_sample *s);
 
 /* Name every frame (once each). */
 int profile__symbolize(struct profile *p, struct modset *ms);
+
+/* Keep the list of modules of ms in the profile (for raw files). */
+int profile__keep_modules(struct profile *p, const struct modset *ms);
 
 /* Frame ids of a stack, innermost first. */
 static inline const uint32_t *profile__stack_ids(const struct profile *p, uint32_t stack,

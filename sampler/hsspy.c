@@ -10,6 +10,7 @@
 #include "out/writer.h"
 #include "sampler/log.h"
 #include "sampler/record.h"
+#include "sampler/replay.h"
 
 #ifndef HSSPY_VERSION
 #define HSSPY_VERSION "0.1.0"
@@ -26,10 +27,12 @@ static void usage(FILE *f)
             "commands:\n"
             "  record    sample a process and write a profile\n"
             "  dump      print every thread's stack once, now\n"
+            "  report    write a saved recording (record -f raw) in any format\n"
             "\n"
             "  hsspy --help              this text\n"
             "  hsspy record --help       options of record\n"
             "  hsspy dump --help         options of dump\n"
+            "  hsspy report --help       options of report\n"
             "  hsspy --version           the version\n");
 }
 
@@ -221,6 +224,66 @@ static int cmd_dump(int argc, char **argv)
     return record__run(&o);
 }
 
+static void report_usage(FILE *f)
+{
+    const struct writer *const *w = writer__all();
+    fprintf(f, "usage: hsspy report [-f FORMAT] [-o FILE] [--threads] [--idle] FILE\n"
+               "\n"
+               "Read a recording saved with `hsspy record -f raw -o FILE`, name its frames\n"
+               "from the files on this machine (those whose build-id still matches the\n"
+               "recording's), and write it in any format.\n"
+               "\n"
+               "  -f, --format FORMAT   output format (default report):\n");
+    for (size_t i = 0; w[i]; i++)
+        fprintf(f, "                          %-9s %s\n", w[i]->name, w[i]->help);
+    fprintf(f, "  -o, --output FILE     write to FILE (default: standard output)\n"
+               "      --threads         a root frame per OS thread\n"
+               "      --idle            keep samples of idle threads\n"
+               "  -q, --quiet           no informational messages\n"
+               "  -h, --help            this text\n");
+}
+
+static int cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"threads", no_argument, NULL, 'T'},
+        {"idle", no_argument, NULL, 'I'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct replay_opts o = {.format = "report"};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "f:o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (!writer__find(optarg)) {
+                log__error("unknown format '%s' (see hsspy report --help)", optarg);
+                return 2;
+            }
+            o.format = optarg;
+            break;
+        case 'o': o.output = optarg; break;
+        case 'T': o.threads = true; break;
+        case 'I': o.idle = true; break;
+        case 'q': log__set_quiet(true); break;
+        case 'h': report_usage(stdout); return 0;
+        default: return bad_option(argv, "report");
+        }
+    }
+    if (optind != argc - 1) {
+        log__error("report needs exactly one FILE, a recording saved with `hsspy record -f raw "
+                   "-o FILE` (see hsspy report --help)");
+        return 2;
+    }
+    o.input = argv[optind];
+    return replay__run(&o);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -240,6 +303,8 @@ int main(int argc, char **argv)
         return cmd_record(argc - 1, argv + 1);
     if (strcmp(argv[1], "dump") == 0)
         return cmd_dump(argc - 1, argv + 1);
+    if (strcmp(argv[1], "report") == 0)
+        return cmd_report(argc - 1, argv + 1);
     log__error("unknown command '%s'", argv[1]);
     usage(stderr);
     return 2;

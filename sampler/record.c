@@ -23,6 +23,7 @@
 #include "sampler/capture.h"
 #include "sampler/launch.h"
 #include "sampler/log.h"
+#include "sampler/output.h"
 #include "sampler/proc.h"
 #include "sampler/tracee.h"
 #include "haskell-stack/hs_sample.h"
@@ -52,6 +53,7 @@ struct recorder {
     struct last_sample *last; /* per profile thread */
     size_t nlast;
     uint64_t t0_ns;
+    bool progress; /* show progress on stderr (a terminal, output to a file) */
 };
 
 /* xorshift: jitter needs no quality, only independence from the target. */
@@ -254,17 +256,6 @@ static void tick(struct recorder *r, int *sig)
             repeat_thread(r, &r->t.th[i]);
 }
 
-static FILE *open_output(const char *path)
-{
-    FILE *f;
-    if (!path || strcmp(path, "-") == 0)
-        return stdout;
-    f = fopen(path, "we");
-    if (!f)
-        log__error("cannot write %s: %s", path, strerror(errno));
-    return f;
-}
-
 /* A dump: one sample of every thread, now (once the RTS, if any, has been
  * validated: a few quick looks, handling the target's events between). */
 static void snapshot(struct recorder *r)
@@ -276,6 +267,20 @@ static void snapshot(struct recorder *r)
             return;
     }
     tick(r, &sig);
+}
+
+/* The one-line live progress on a terminal's stderr, while the profile
+ * goes to a file: samples, elapsed time, achieved rate. */
+static void progress(struct recorder *r, uint64_t now, bool last)
+{
+    static uint64_t shown_ns;
+    if (!r->progress || (!last && now - shown_ns < 250000000u))
+        return;
+    shown_ns = now;
+    double secs = (double)(now - r->t0_ns) / 1e9;
+    fprintf(stderr, "\rhsspy: %zu samples, %.1f s, %.1f Hz   %s", r->p.nsamples, secs,
+            secs > 0 ? (double)r->p.ticks / secs : 0.0, last ? "\n" : "");
+    fflush(stderr);
 }
 
 static void loop(struct recorder *r)
@@ -310,6 +315,7 @@ static void loop(struct recorder *r)
         }
         sig = 0;
         tick(r, &sig);
+        progress(r, tracee__now_ns(), false);
         if (sig) {
             log__info("%s: stopping", strsignal(sig));
             return;
@@ -347,7 +353,7 @@ int record__run(const struct record_opts *o)
         return 2;
     }
     rng_state = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
-    if (!(out = open_output(o->output)))
+    if (!(out = output__open(o->output, w)))
         return 1;
     if (profile__init(&r.p) < 0 || capture__init(&r.cap, o->stack_bytes) < 0) {
         log__error("out of memory");
@@ -397,10 +403,13 @@ int record__run(const struct record_opts *o)
     clock_gettime(CLOCK_REALTIME, &wall);
     r.p.start_wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
     r.t0_ns = tracee__now_ns();
+    r.progress = !o->snapshot && !log__quiet() && o->output && strcmp(o->output, "-") != 0 &&
+                 isatty(STDERR_FILENO);
     if (o->snapshot)
         snapshot(&r);
     else
         loop(&r);
+    progress(&r, tracee__now_ns(), true);
     r.p.duration_ns = tracee__now_ns() - r.t0_ns;
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
@@ -417,6 +426,8 @@ int record__run(const struct record_opts *o)
     profile__symbolize(&r.p, &r.ms);
     if (r.rts.ghc)
         profile__name_roles(&r.p);
+    if (profile__keep_modules(&r.p, &r.ms) < 0)
+        log__warn("out of memory keeping the module list: a raw file would be unnamed");
 
     /* The target runs on its own now; a Ctrl-C from here on ends hsspy. */
     sigprocmask(SIG_SETMASK, &old, NULL);
@@ -440,8 +451,7 @@ int record__run(const struct record_opts *o)
 done_signals:
     sigprocmask(SIG_SETMASK, &old, NULL);
 done:
-    if (out && out != stdout)
-        fclose(out);
+    output__close(out);
     rts__free(&r.rts);
     unwind__free(&r.uw);
     if (r.ms.pid)

@@ -143,6 +143,7 @@ int modset__init(struct modset *s, pid_t pid)
         return r;
     }
     s->last_refresh_ns = now_ns();
+    s->loading = true;
     /* The executable is the object mapped from /proc/PID/exe. */
     char exe[4096];
     char link[64];
@@ -156,6 +157,47 @@ int modset__init(struct modset *s, pid_t pid)
                 break;
             }
     }
+    return 0;
+}
+
+int modset__init_saved(struct modset *s, const struct saved_module *sm, size_t n,
+                       size_t *changed)
+{
+    memset(s, 0, sizeof *s);
+    *changed = 0;
+    s->mods = calloc(n ? n : 1, sizeof *s->mods);
+    s->ranges = calloc(n ? n : 1, sizeof *s->ranges);
+    if (!s->mods || !s->ranges) {
+        modset__free(s);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct module *m = calloc(1, sizeof *m);
+        int r;
+        if (!m)
+            continue;
+        if (sm[i].blob)
+            r = module__open_memory(m, sm[i].path, sm[i].lo, sm[i].blob, sm[i].blob_len);
+        else
+            r = module__open_file(m, sm[i].path, sm[i].lo, sm[i].hi, sm[i].bias);
+        if (r == 0 && sm[i].build_id_len &&
+            (m->build_id_len != sm[i].build_id_len ||
+             memcmp(m->build_id, sm[i].build_id, sm[i].build_id_len) != 0)) {
+            module__close(m);
+            r = -ESTALE;
+            (*changed)++;
+        }
+        if (r < 0) {
+            free(m);
+            continue;
+        }
+        if (i == 0)
+            s->main = m; /* the recording lists the executable first */
+        s->mods[s->nmods++] = m;
+        s->ranges[s->nranges++] = (struct mod_range){sm[i].lo, sm[i].hi, m};
+    }
+    qsort(s->ranges, s->nranges, sizeof *s->ranges, cmp_range);
+    s->last_refresh_ns = UINT64_MAX; /* no process to re-read */
     return 0;
 }
 
@@ -178,8 +220,12 @@ int modset__refresh(struct modset *s, bool force)
     int r;
 
     /* Rate-limited, since an address no module covers (JIT code, a wild
-     * pointer) would otherwise re-read the maps on every frame. */
-    if (!force && now - s->last_refresh_ns < 10000000u)
+     * pointer) would otherwise re-read the maps on every frame; but not
+     * while libraries are arriving (a program just started): the first
+     * re-read, and one after a re-read that found something new, are free. */
+    if (s->last_refresh_ns == UINT64_MAX)
+        return 0;
+    if (!force && !s->loading && now - s->last_refresh_ns < 10000000u)
         return 0;
     s->last_refresh_ns = now;
     if (maps__read(s->pid, &maps) < 0)
@@ -188,6 +234,7 @@ int modset__refresh(struct modset *s, bool force)
     r = rebuild(s, &maps);
     if (r < 0)
         maps__free(&maps);
+    s->loading = r > 0;
     return r;
 }
 

@@ -25,11 +25,30 @@ struct modset {
     struct maps maps; /* the most recent /proc/PID/maps */
     uint64_t last_refresh_ns;
     unsigned long refreshes;
+    bool loading; /* the last re-read found new modules: more may follow */
     struct module *main; /* the executable */
 };
 
 /* Read maps and open every mapped object. 0 or -errno (logs nothing). */
 int modset__init(struct modset *s, pid_t pid);
+/* A saved module: where it was mapped, and how to know it is the same file. */
+struct saved_module {
+    const char *path;
+    uint64_t lo, hi;
+    int64_t bias;
+    const uint8_t *build_id;
+    size_t build_id_len;
+    const uint8_t *blob; /* the vDSO's bytes, or NULL */
+    size_t blob_len;
+};
+
+/* The modules of a recording made earlier (no process): each file is opened
+ * by its path on this machine; one whose build-id differs from the
+ * recorded one (rebuilt, upgraded) is left out, so its frames stay unnamed
+ * rather than wrongly named, and counted in *changed. */
+int modset__init_saved(struct modset *s, const struct saved_module *m, size_t n,
+                       size_t *changed);
+
 void modset__free(struct modset *s);
 
 /* Re-read maps and open objects not seen before. Rate-limited: at most one

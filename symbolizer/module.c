@@ -298,6 +298,39 @@ int module__open_memory(struct module *m, const char *name, uint64_t start, cons
     return 0;
 }
 
+int module__open_file(struct module *m, const char *path, uint64_t lo, uint64_t hi,
+                      int64_t bias)
+{
+    int r;
+    ensure_libelf();
+    memset(m, 0, sizeof *m);
+    m->fd = m->debug_fd = -1;
+    m->path = strdup(path);
+    if (!m->path)
+        return -ENOMEM;
+    m->name = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+    m->lo = lo;
+    m->hi = hi;
+    m->bias = bias;
+    m->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (m->fd < 0) {
+        r = -errno;
+        goto err;
+    }
+    m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+    if (!m->elf) {
+        r = -ENOEXEC;
+        goto err;
+    }
+    if ((r = finish_open(m)) < 0)
+        goto err;
+    read_eh_frame_hdr(m);
+    return 0;
+err:
+    module__close(m);
+    return r;
+}
+
 void module__close(struct module *m)
 {
     if (m->syms_loaded)

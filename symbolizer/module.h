@@ -58,6 +58,11 @@ int module__open(struct module *m, pid_t pid, const struct maps *maps, size_t fi
 int module__open_memory(struct module *m, const char *name, uint64_t start, const void *bytes,
                         size_t len);
 
+/* A module for a file mapped at [lo, hi) with the given bias in a process
+ * that may be long gone (a saved recording), opened by its path here. */
+int module__open_file(struct module *m, const char *path, uint64_t lo, uint64_t hi,
+                      int64_t bias);
+
 void module__close(struct module *m);
 
 /* Copy len bytes at runtime address addr out of a read-only segment of the

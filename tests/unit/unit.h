@@ -62,7 +62,7 @@ extern char unit__why[512];
     do {                                                                  \
         const char *a_ = (a), *b_ = (b);                                  \
         if (!a_ || !b_ || strcmp(a_, b_) != 0)                            \
-            UNIT_FAIL("%s is \"%s\", expected \"%s\"", #a,                \
+            UNIT_FAIL("%s is \"%.200s\", expected \"%.200s\"", #a,        \
                       a_ ? a_ : "(null)", b_ ? b_ : "(null)");            \
     } while (0)
 

@@ -1,0 +1,604 @@
+/* raw.c - writing and reading hsspy's raw recording format (see raw.h). */
+#include "out/raw.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/writer.h"
+
+enum section {
+    SEC_META = 1,
+    SEC_MODULES = 2,
+    SEC_THREADS = 3,
+    SEC_FRAMES = 4,
+    SEC_STACKS = 5,
+    SEC_SAMPLES = 6,
+};
+
+/* ------------------------------------------------------------------------
+ * Writing: each section is built in memory, then framed.
+ * ---------------------------------------------------------------------- */
+
+struct buf {
+    uint8_t *p;
+    size_t n, cap;
+    bool oom;
+};
+
+static void put(struct buf *b, const void *v, size_t len)
+{
+    if (b->oom)
+        return;
+    if (b->n + len > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 4096;
+        while (nc < b->n + len)
+            nc *= 2;
+        uint8_t *np = realloc(b->p, nc);
+        if (!np) {
+            b->oom = true;
+            return;
+        }
+        b->p = np;
+        b->cap = nc;
+    }
+    memcpy(b->p + b->n, v, len);
+    b->n += len;
+}
+
+static void put_u8(struct buf *b, uint8_t v) { put(b, &v, 1); }
+static void put_u16(struct buf *b, uint16_t v) { put(b, &v, 2); }
+static void put_u32(struct buf *b, uint32_t v) { put(b, &v, 4); }
+static void put_u64(struct buf *b, uint64_t v) { put(b, &v, 8); }
+static void put_f64(struct buf *b, double v) { put(b, &v, 8); }
+
+static void put_str(struct buf *b, const char *s)
+{
+    size_t len = s ? strlen(s) : 0;
+    put_u32(b, (uint32_t)len);
+    put(b, s, len);
+}
+
+static void put_hist(struct buf *b, const struct hist *h)
+{
+    put_u64(b, h->n);
+    put_u64(b, h->sum_ns);
+    put_u64(b, h->max_ns);
+    for (int i = 0; i < HIST_BUCKETS; i++)
+        put_u32(b, h->b[i]);
+}
+
+static void section(FILE *f, struct buf *all, uint32_t type, struct buf *payload)
+{
+    (void)f;
+    put_u32(all, type);
+    put_u64(all, payload->n);
+    put(all, payload->p, payload->n);
+    all->oom |= payload->oom;
+    free(payload->p);
+    memset(payload, 0, sizeof *payload);
+}
+
+static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
+{
+    struct buf all = {0}, s = {0};
+    (void)o;
+
+    put(&all, "HSSPYRAW", 8);
+    put_u32(&all, RAW_VERSION);
+    put_u32(&all, 6);
+
+    put_u32(&s, (uint32_t)p->pid);
+    put_str(&s, p->cmdline);
+    put_str(&s, p->ghc_version);
+    put_u8(&s, p->launched);
+    put_u8(&s, p->exited);
+    put_u32(&s, (uint32_t)p->exit_status);
+    put_f64(&s, p->rate_hz);
+    put_u64(&s, p->start_wall_ns);
+    put_u64(&s, p->duration_ns);
+    put_u64(&s, p->ticks);
+    put_u64(&s, p->missed_ticks);
+    put_hist(&s, &p->pause);
+    put_hist(&s, &p->stop_latency);
+    put_u32(&s, WE__COUNT);
+    for (int i = 0; i < WE__COUNT; i++)
+        put_u64(&s, p->errors[i]);
+    put_u64(&s, p->lost_threads);
+    put_u64(&s, p->repeated);
+    put_u64(&s, p->self_cpu_ns);
+    put_u64(&s, p->signals_forwarded);
+    put_u64(&s, p->live_reads);
+    section(f, &all, SEC_META, &s);
+
+    put_u32(&s, (uint32_t)p->nmodules);
+    for (size_t i = 0; i < p->nmodules; i++) {
+        const struct prof_module *m = &p->modules[i];
+        put_str(&s, m->path);
+        put_u64(&s, m->lo);
+        put_u64(&s, m->hi);
+        put_u64(&s, (uint64_t)m->bias);
+        put_u32(&s, m->build_id_len);
+        put(&s, m->build_id, m->build_id_len);
+        put_u64(&s, m->blob_len);
+        put(&s, m->blob, m->blob_len);
+    }
+    section(f, &all, SEC_MODULES, &s);
+
+    put_u32(&s, (uint32_t)p->nthreads);
+    for (size_t i = 0; i < p->nthreads; i++) {
+        put_u32(&s, (uint32_t)p->threads[i].tid);
+        put_str(&s, p->threads[i].comm);
+        put_str(&s, p->threads[i].role);
+    }
+    section(f, &all, SEC_THREADS, &s);
+
+    put_u32(&s, (uint32_t)p->nframes);
+    for (size_t i = 0; i < p->nframes; i++) {
+        put_u64(&s, p->frames[i].addr);
+        put_u32(&s, p->frames[i].kind);
+        put_u32(&s, p->frames[i].aux);
+    }
+    section(f, &all, SEC_FRAMES, &s);
+
+    put_u32(&s, (uint32_t)p->nstacks);
+    for (size_t i = 0; i < p->nstacks; i++) {
+        uint32_t n;
+        const uint32_t *ids = profile__stack_ids(p, (uint32_t)i, &n);
+        put_u32(&s, n);
+        put(&s, ids, (size_t)n * 4);
+    }
+    section(f, &all, SEC_STACKS, &s);
+
+    put_u32(&s, (uint32_t)p->nsamples);
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const struct prof_sample *x = &p->samples[i];
+        put_u64(&s, x->t_ns);
+        put_u32(&s, x->thread);
+        put_u32(&s, x->stack);
+        put_u8(&s, x->tag);
+        put_u8(&s, (uint8_t)x->state);
+        put_u8(&s, x->flags);
+        put_u8(&s, x->role);
+        put_u16(&s, (uint16_t)x->cap);
+    }
+    section(f, &all, SEC_SAMPLES, &s);
+
+    int r = 0;
+    if (all.oom)
+        r = -1;
+    else if (fwrite(all.p, 1, all.n, f) != all.n)
+        r = -1;
+    free(all.p);
+    return r;
+}
+
+const struct writer writer_raw = {
+    .name = "raw",
+    .help = "hsspy's own recording: addresses, not names (read with hsspy report FILE)",
+    .text = false,
+    .write = write_raw,
+};
+
+/* ------------------------------------------------------------------------
+ * Reading: a cursor that never steps past its end.
+ * ---------------------------------------------------------------------- */
+
+struct cur {
+    const uint8_t *p;
+    size_t left;
+    char *err;
+    size_t errlen;
+    bool bad;
+};
+
+static void failf(struct cur *c, const char *fmt, ...)
+{
+    va_list ap;
+    if (c->bad)
+        return;
+    c->bad = true;
+    va_start(ap, fmt);
+    vsnprintf(c->err, c->errlen, fmt, ap);
+    va_end(ap);
+}
+
+static bool get(struct cur *c, void *out, size_t len, const char *what)
+{
+    if (c->bad)
+        return false;
+    if (len > c->left) {
+        failf(c, "truncated: %s runs past the end of its section", what);
+        return false;
+    }
+    if (out)
+        memcpy(out, c->p, len);
+    c->p += len;
+    c->left -= len;
+    return true;
+}
+
+static uint8_t get_u8(struct cur *c, const char *w)
+{
+    uint8_t v = 0;
+    get(c, &v, 1, w);
+    return v;
+}
+static uint16_t get_u16(struct cur *c, const char *w)
+{
+    uint16_t v = 0;
+    get(c, &v, 2, w);
+    return v;
+}
+static uint32_t get_u32(struct cur *c, const char *w)
+{
+    uint32_t v = 0;
+    get(c, &v, 4, w);
+    return v;
+}
+static uint64_t get_u64(struct cur *c, const char *w)
+{
+    uint64_t v = 0;
+    get(c, &v, 8, w);
+    return v;
+}
+static double get_f64(struct cur *c, const char *w)
+{
+    double v = 0;
+    get(c, &v, 8, w);
+    return v;
+}
+
+/* A count of items of at least `min` bytes each that must fit what is left. */
+static uint32_t get_count(struct cur *c, size_t min, const char *what)
+{
+    uint32_t n = get_u32(c, what);
+    if (!c->bad && min && n > c->left / min) {
+        failf(c, "corrupt: %u %s cannot fit in %zu bytes", n, what, c->left);
+        return 0;
+    }
+    return n;
+}
+
+static void get_str(struct cur *c, char *out, size_t size, const char *what)
+{
+    uint32_t len = get_u32(c, what);
+    if (c->bad)
+        return;
+    if (len > c->left) {
+        failf(c, "truncated: %s runs past the end of its section", what);
+        return;
+    }
+    size_t take = len < size - 1 ? len : size - 1;
+    memcpy(out, c->p, take);
+    out[take] = 0;
+    c->p += len;
+    c->left -= len;
+}
+
+static char *get_strdup(struct cur *c, const char *what)
+{
+    uint32_t len = get_u32(c, what);
+    char *s;
+    if (c->bad)
+        return NULL;
+    if (len > c->left || len > (1u << 20)) {
+        failf(c, "corrupt: %s of %u bytes", what, len);
+        return NULL;
+    }
+    s = malloc((size_t)len + 1);
+    if (!s) {
+        failf(c, "out of memory");
+        return NULL;
+    }
+    memcpy(s, c->p, len);
+    s[len] = 0;
+    c->p += len;
+    c->left -= len;
+    return s;
+}
+
+static void get_hist(struct cur *c, struct hist *h)
+{
+    h->n = get_u64(c, "a histogram");
+    h->sum_ns = get_u64(c, "a histogram");
+    h->max_ns = get_u64(c, "a histogram");
+    for (int i = 0; i < HIST_BUCKETS; i++)
+        h->b[i] = get_u32(c, "a histogram");
+}
+
+static void read_meta(struct cur *c, struct profile *p)
+{
+    p->pid = (pid_t)get_u32(c, "the pid");
+    get_str(c, p->cmdline, sizeof p->cmdline, "the command line");
+    get_str(c, p->ghc_version, sizeof p->ghc_version, "the GHC version");
+    p->launched = get_u8(c, "a flag");
+    p->exited = get_u8(c, "a flag");
+    p->exit_status = (int)get_u32(c, "the exit status");
+    p->rate_hz = get_f64(c, "the rate");
+    p->start_wall_ns = get_u64(c, "the start time");
+    p->duration_ns = get_u64(c, "the duration");
+    p->ticks = get_u64(c, "the ticks");
+    p->missed_ticks = get_u64(c, "the missed ticks");
+    get_hist(c, &p->pause);
+    get_hist(c, &p->stop_latency);
+    uint32_t ne = get_count(c, 8, "error counters");
+    for (uint32_t i = 0; i < ne && !c->bad; i++) {
+        uint64_t v = get_u64(c, "an error counter");
+        if (i < WE__COUNT)
+            p->errors[i] = v;
+    }
+    p->lost_threads = get_u64(c, "a counter");
+    p->repeated = get_u64(c, "a counter");
+    p->self_cpu_ns = get_u64(c, "a counter");
+    p->signals_forwarded = get_u64(c, "a counter");
+    p->live_reads = get_u64(c, "a counter");
+    if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
+        p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
+}
+
+static void read_modules(struct cur *c, struct profile *p)
+{
+    uint32_t n = get_count(c, 4 + 8 * 3 + 4 + 8, "modules");
+    if (c->bad)
+        return;
+    p->modules = calloc(n ? n : 1, sizeof *p->modules);
+    if (!p->modules) {
+        failf(c, "out of memory");
+        return;
+    }
+    for (uint32_t i = 0; i < n && !c->bad; i++) {
+        struct prof_module *m = &p->modules[i];
+        m->path = get_strdup(c, "a module path");
+        m->lo = get_u64(c, "a module");
+        m->hi = get_u64(c, "a module");
+        m->bias = (int64_t)get_u64(c, "a module");
+        m->build_id_len = get_u32(c, "a build-id");
+        if (m->build_id_len > sizeof m->build_id) {
+            failf(c, "corrupt: a build-id of %u bytes", m->build_id_len);
+            break;
+        }
+        get(c, m->build_id, m->build_id_len, "a build-id");
+        uint64_t bl = get_u64(c, "a module image");
+        if (bl) {
+            if (bl > c->left || bl > (16u << 20)) {
+                failf(c, "corrupt: a module image of %llu bytes", (unsigned long long)bl);
+                break;
+            }
+            m->blob = malloc(bl);
+            if (!m->blob) {
+                failf(c, "out of memory");
+                break;
+            }
+            m->blob_len = bl;
+            get(c, m->blob, bl, "a module image");
+        }
+        if (m->hi < m->lo)
+            failf(c, "corrupt: module %s ends before it starts", m->path ? m->path : "?");
+        p->nmodules++;
+    }
+}
+
+static void read_threads(struct cur *c, struct profile *p)
+{
+    uint32_t n = get_count(c, 12, "threads");
+    for (uint32_t i = 0; i < n && !c->bad; i++) {
+        char comm[16], role[64];
+        pid_t tid = (pid_t)get_u32(c, "a thread");
+        get_str(c, comm, sizeof comm, "a thread name");
+        get_str(c, role, sizeof role, "a thread role");
+        if (c->bad)
+            break;
+        /* profile__thread merges repeated tids: a corrupt file could name
+         * one tid twice, which must not give two indices to one thread. */
+        if (p->nthreads != i) {
+            failf(c, "corrupt: thread %d listed twice", (int)tid);
+            break;
+        }
+        int ti = profile__thread(p, tid, comm);
+        if (ti < 0) {
+            failf(c, "out of memory");
+            break;
+        }
+        if ((uint32_t)ti != i) {
+            failf(c, "corrupt: thread %d listed twice", (int)tid);
+            break;
+        }
+        memcpy(p->threads[ti].role, role, sizeof role);
+    }
+}
+
+static void read_frames(struct cur *c, struct profile *p)
+{
+    uint32_t n = get_count(c, 16, "frames");
+    for (uint32_t i = 0; i < n && !c->bad; i++) {
+        struct raw_frame f;
+        f.addr = get_u64(c, "a frame");
+        f.kind = get_u32(c, "a frame");
+        f.aux = get_u32(c, "a frame");
+        if (c->bad)
+            break;
+        if (f.kind >= FK__COUNT) {
+            failf(c, "corrupt: frame %u has kind %u", i, f.kind);
+            break;
+        }
+        /* Frames are stored interned; a corrupt file could repeat one, which
+         * would shift every id after it. */
+        int64_t id = profile__stack(p, &f, 1);
+        if (id < 0 || p->nframes != i + 1) {
+            failf(c, id < 0 ? "out of memory" : "corrupt: frame %u is a repeat", i);
+            break;
+        }
+    }
+    /* profile__stack made one-frame stacks as a side effect: start the stack
+     * table afresh (the frames stay). */
+    p->nstacks = 0;
+    p->nids = 0;
+    memset(p->stack_hash, 0xff, p->stack_hash_size * sizeof *p->stack_hash);
+}
+
+static void read_stacks(struct cur *c, struct profile *p, struct raw_frame *tmp)
+{
+    uint32_t n = get_count(c, 4, "stacks");
+    for (uint32_t i = 0; i < n && !c->bad; i++) {
+        uint32_t len = get_u32(c, "a stack");
+        if (c->bad)
+            break;
+        if (len > MAX_FRAMES + 8) {
+            failf(c, "corrupt: stack %u has %u frames", i, len);
+            break;
+        }
+        for (uint32_t k = 0; k < len && !c->bad; k++) {
+            uint32_t id = get_u32(c, "a stack");
+            if (!c->bad && id >= p->nframes) {
+                failf(c, "corrupt: stack %u names frame %u of %zu", i, id, p->nframes);
+                break;
+            }
+            tmp[k] = p->frames[id];
+        }
+        if (c->bad)
+            break;
+        int64_t sid = profile__stack(p, tmp, (int)len);
+        if (sid < 0 || p->nstacks != i + 1) {
+            failf(c, sid < 0 ? "out of memory" : "corrupt: stack %u is a repeat", i);
+            break;
+        }
+    }
+}
+
+static void read_samples(struct cur *c, struct profile *p)
+{
+    uint32_t n = get_count(c, 8 + 4 + 4 + 4 + 2, "samples");
+    for (uint32_t i = 0; i < n && !c->bad; i++) {
+        struct prof_sample s = {0};
+        s.t_ns = get_u64(c, "a sample");
+        s.thread = get_u32(c, "a sample");
+        s.stack = get_u32(c, "a sample");
+        s.tag = get_u8(c, "a sample");
+        s.state = (char)get_u8(c, "a sample");
+        s.flags = get_u8(c, "a sample");
+        s.role = get_u8(c, "a sample");
+        s.cap = (int16_t)get_u16(c, "a sample");
+        if (c->bad)
+            break;
+        if (s.thread >= p->nthreads || s.stack >= p->nstacks || s.tag >= TAG__COUNT ||
+            s.role >= ROLE__COUNT) {
+            failf(c, "corrupt: sample %u refers to thread %u, stack %u, tag %u", i, s.thread,
+                  s.stack, s.tag);
+            break;
+        }
+        if (profile__add(p, &s) < 0)
+            failf(c, "out of memory");
+    }
+}
+
+int raw__parse(const uint8_t *buf, size_t len, struct profile *p, char *err, size_t errlen)
+{
+    struct cur c = {buf, len, err, errlen, false};
+    char magic[8];
+    struct raw_frame *tmp = malloc((MAX_FRAMES + 8) * sizeof *tmp);
+    bool seen[7] = {false};
+
+    if (!tmp || profile__init(p) < 0) {
+        free(tmp);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (len < 8 || memcmp(buf, "HSSPYRAW", 8) != 0) {
+        failf(&c, "not an hsspy raw file");
+        goto out;
+    }
+    get(&c, magic, 8, "the header");
+    uint32_t version = get_u32(&c, "the header");
+    uint32_t nsec = get_u32(&c, "the header");
+    if (!c.bad && version != RAW_VERSION)
+        failf(&c, "raw format version %u; this hsspy reads version %d", version, RAW_VERSION);
+    for (uint32_t i = 0; i < nsec && !c.bad; i++) {
+        uint32_t type = get_u32(&c, "a section header");
+        uint64_t size = get_u64(&c, "a section header");
+        if (c.bad)
+            break;
+        if (size > c.left) {
+            failf(&c, "truncated: section %u needs %llu bytes, %zu are left", type,
+                  (unsigned long long)size, c.left);
+            break;
+        }
+        struct cur s = {c.p, (size_t)size, err, errlen, false};
+        /* Sections refer to earlier ones (samples to stacks to frames):
+         * each may appear once, in order. */
+        if (type >= 1 && type <= 6) {
+            if (seen[type] || (type > 1 && !seen[type - 1])) {
+                failf(&c, "corrupt: section %u out of order", type);
+                break;
+            }
+            seen[type] = true;
+        }
+        switch (type) {
+        case SEC_META: read_meta(&s, p); break;
+        case SEC_MODULES: read_modules(&s, p); break;
+        case SEC_THREADS: read_threads(&s, p); break;
+        case SEC_FRAMES: read_frames(&s, p); break;
+        case SEC_STACKS: read_stacks(&s, p, tmp); break;
+        case SEC_SAMPLES: read_samples(&s, p); break;
+        default: break; /* a later version's section */
+        }
+        if (s.bad) {
+            c.bad = true;
+            break;
+        }
+        c.p += size;
+        c.left -= (size_t)size;
+    }
+    if (!c.bad && !seen[SEC_SAMPLES])
+        failf(&c, "truncated: the file ends before its samples");
+out:
+    free(tmp);
+    if (c.bad) {
+        profile__free(p);
+        return -1;
+    }
+    return 0;
+}
+
+int raw__read(const char *path, struct profile *p, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    int r;
+
+    if (!f) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return -1;
+    }
+    for (;;) {
+        if (len == cap) {
+            size_t nc = cap ? cap * 2 : 1 << 16;
+            uint8_t *nb = realloc(buf, nc);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            buf = nb;
+            cap = nc;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    r = ferror(f) ? -1 : 0;
+    fclose(f);
+    if (r < 0) {
+        free(buf);
+        snprintf(err, errlen, "read error");
+        return -1;
+    }
+    r = raw__parse(buf, len, p, err, errlen);
+    free(buf);
+    return r;
+}

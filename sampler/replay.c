@@ -1,0 +1,75 @@
+/* replay.c - reading a raw recording, naming its frames from the files on
+ * this machine (those whose build-id still matches), and writing it in any
+ * format: record once, analyse as often as wanted. */
+#include "sampler/replay.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "out/raw.h"
+#include "out/writer.h"
+#include "sampler/log.h"
+#include "sampler/output.h"
+#include "symbolizer/modset.h"
+
+int replay__run(const struct replay_opts *o)
+{
+    const struct writer *w = writer__find(o->format);
+    struct profile p;
+    struct modset ms;
+    struct saved_module *sm;
+    char err[256];
+    size_t changed = 0;
+    FILE *out;
+    int rc = 1;
+
+    if (!w) {
+        log__error("unknown format '%s' (see hsspy report --help)", o->format);
+        return 2;
+    }
+    if (raw__read(o->input, &p, err, sizeof err) < 0) {
+        log__error("cannot read %s: %s", o->input, err);
+        return 1;
+    }
+    sm = calloc(p.nmodules ? p.nmodules : 1, sizeof *sm);
+    if (!sm) {
+        log__error("out of memory");
+        profile__free(&p);
+        return 1;
+    }
+    for (size_t i = 0; i < p.nmodules; i++)
+        sm[i] = (struct saved_module){p.modules[i].path, p.modules[i].lo, p.modules[i].hi,
+                                      p.modules[i].bias, p.modules[i].build_id,
+                                      p.modules[i].build_id_len, p.modules[i].blob,
+                                      p.modules[i].blob_len};
+    if (modset__init_saved(&ms, sm, p.nmodules, &changed) < 0) {
+        log__error("out of memory");
+        goto done;
+    }
+    if (changed)
+        log__warn("%zu file(s) changed since the recording (their build-id differs): their "
+                  "frames are left unnamed",
+                  changed);
+    if (profile__symbolize(&p, &ms) < 0) {
+        log__error("out of memory naming the frames");
+        goto done_ms;
+    }
+    if (!(out = output__open(o->output, w)))
+        goto done_ms;
+    if (w->write(&p, &(struct out_opts){o->threads, o->idle}, out) < 0 || fflush(out) != 0) {
+        log__error("writing the %s output failed: %s", w->name, strerror(errno));
+        output__close(out);
+        goto done_ms;
+    }
+    output__close(out);
+    rc = 0;
+done_ms:
+    modset__free(&ms);
+done:
+    free(sm);
+    profile__free(&p);
+    return rc;
+}

@@ -1,0 +1,61 @@
+# raw - record once to a raw file, report it later in every format; a file
+# that changed since the recording is left unnamed, not misnamed; a damaged
+# raw file is one clear error; the live progress line shows on a terminal.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+cp "$W/chains" "$T/chains"
+"$HSSPY" record -q -F 199 -d 1 -f raw -o "$T/rec.raw" -- "$T/chains" 1.5 >/dev/null 2>"$T/err"
+check_status "record-raw" $? "$T/err"
+
+"$HSSPY" report -q -f folded -o "$T/from-raw.folded" "$T/rec.raw" 2>"$T/err"
+check_status "report-folded" $? "$T/err"
+check "named-from-raw" "no named chains in the report of the raw file: $(head -n 3 "$T/from-raw.folded" | tr '\n' '|')" \
+    has_line "$T/from-raw.folded" '(^|;)main;outer;middle;leaf [0-9]+$'
+check "every-frame-named" "unnamed frames: $(grep -o 'chains+0x[0-9a-f]*' "$T/from-raw.folded" | head -n 3 | tr '\n' ' ')" \
+    test "$(grep -c 'chains+0x' "$T/from-raw.folded")" -eq 0
+for f in report dump; do
+    "$HSSPY" report -q -f "$f" -o "$T/from-raw.$f" "$T/rec.raw" 2>"$T/err"
+    check_status "report-$f" $? "$T/err"
+done
+check "report-header" "the report lost the recording's header" \
+    grep -q "target:    pid [0-9]*: $T/chains 1.5" "$T/from-raw.report"
+check "report-threads" "the report lost --threads" \
+    sh -c "'$HSSPY' report -q -f folded --threads '$T/rec.raw' | grep -q '^tid [0-9]* (chains-worker);'"
+
+# The binary is rebuilt (another build-id at the same path): its frames are
+# left unnamed, with a warning, rather than named from the wrong file.
+cp "$W/symtest_pie" "$T/chains"
+"$HSSPY" report -f folded -o "$T/changed.folded" "$T/rec.raw" 2>"$T/changed.err"
+check_status "report-changed" $? "$T/changed.err"
+check "changed-warned" "no warning about the changed file: $(cat "$T/changed.err")" \
+    grep -q "changed since the recording" "$T/changed.err"
+check "changed-unnamed" "frames of the changed file were named anyway" \
+    test "$(grep -c ';outer;middle;leaf' "$T/changed.folded")" -eq 0
+check "libc-still-named" "unchanged libraries lost their names too" \
+    has_line "$T/changed.folded" '(__libc_start_main|start_thread)'
+
+# Damaged files: one line, status 1.
+head -c 100 "$T/rec.raw" >"$T/short.raw"
+"$HSSPY" report "$T/short.raw" >/dev/null 2>"$T/err"
+rc=$?
+check "truncated-refused" "status $rc, stderr: $(cat "$T/err")" \
+    sh -c "[ $rc -eq 1 ] && [ \$(wc -l <'$T/err') -eq 1 ] && grep -q 'cannot read $T/short.raw: truncated' '$T/err'"
+echo "not a recording" >"$T/text.raw"
+"$HSSPY" report "$T/text.raw" >/dev/null 2>"$T/err"
+check "not-raw-refused" "stderr: $(cat "$T/err")" grep -q "not an hsspy raw file" "$T/err"
+
+# A binary format is not written to a terminal; the progress line is.
+if command -v script >/dev/null; then
+    script -qec "'$HSSPY' record -F 99 -d 0.3 -f raw -- '$W/chains' 0.5" /dev/null >"$T/tty.out" 2>&1
+    check "binary-not-to-terminal" "$(tr -d '\r' <"$T/tty.out" | head -c 300)" \
+        grep -q "the raw format is binary: give -o FILE" "$T/tty.out"
+    script -qec "'$HSSPY' record -F 99 -d 0.8 -o '$T/p.folded' -- '$W/chains' 1" /dev/null >"$T/tty.out" 2>&1
+    check "progress-line" "no progress line on the terminal: $(tr -d '\r' <"$T/tty.out" | head -c 300)" \
+        grep -Eq 'hsspy: [0-9]+ samples, [0-9.]+ s, [0-9.]+ Hz' "$T/tty.out"
+    script -qec "'$HSSPY' record -q -F 99 -d 0.5 -o '$T/p.folded' -- '$W/chains' 1" /dev/null >"$T/tty.out" 2>&1
+    check "progress-quiet" "-q still shows progress" \
+        test "$(grep -c 'samples, ' "$T/tty.out")" -eq 0
+else
+    skip "terminal" "script(1) is not installed"
+fi

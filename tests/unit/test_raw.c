@@ -1,0 +1,193 @@
+/* The raw recording format: what is written is read back identically, and
+ * every damaged file (truncated, bit-flipped, overwritten, with lying
+ * lengths and counts) is refused with a message, never a crash. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/raw.h"
+#include "out/writer.h"
+#include "tests/unit/unit.h"
+
+static void build(struct profile *p)
+{
+    profile__init(p);
+    p->pid = 4321;
+    strcpy(p->cmdline, "./prog --x");
+    strcpy(p->ghc_version, "9.0.2");
+    p->rate_hz = 199;
+    p->duration_ns = 3000000000ull;
+    p->ticks = 597;
+    p->missed_ticks = 3;
+    p->errors[WE_NO_SP] = 7;
+    hist__add(&p->pause, 5000);
+    hist__add(&p->pause, 9000);
+    p->nmodules = 2;
+    p->modules = calloc(2, sizeof *p->modules);
+    p->modules[0] = (struct prof_module){.path = strdup("/bin/prog"), .lo = 0x400000,
+                                         .hi = 0x500000, .bias = 0, .build_id_len = 4};
+    memcpy(p->modules[0].build_id, "\x01\x02\x03\x04", 4);
+    p->modules[1] = (struct prof_module){.path = strdup("[vdso]"), .lo = 0x7fff0000,
+                                         .hi = 0x7fff2000, .bias = 0x7fff0000};
+    p->modules[1].blob = malloc(16);
+    memset(p->modules[1].blob, 0x7f, 16);
+    p->modules[1].blob_len = 16;
+    int t0 = profile__thread(p, 4321, "prog");
+    int t1 = profile__thread(p, 4322, "prog:w");
+    strcpy(p->threads[t1].role, "capability 1");
+    struct raw_frame a[3] = {{0x401000, FK_PC, 0}, {0x402000, FK_HS_RET, 0}, {0, FK_HS_UPDATE, 0}};
+    struct raw_frame b[2] = {{0x7fff0100, FK_RET, 0}, {WE_NO_SP, FK_INVALID, 0}};
+    int64_t s0 = profile__stack(p, a, 3), s1 = profile__stack(p, b, 2);
+    for (int i = 0; i < 10; i++)
+        profile__add(p, &(struct prof_sample){.t_ns = (uint64_t)i * 5000000, .thread = (uint32_t)(i & 1 ? t1 : t0),
+                                            .stack = (uint32_t)(i % 3 ? s0 : s1), .tag = TAG_HASKELL,
+                                            .state = 'R', .cap = (int16_t)(i & 1), .role = ROLE_CAP});
+}
+
+static uint8_t *serialize(const struct profile *p, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    writer__find("raw")->write(p, &(struct out_opts){0}, f);
+    fclose(f);
+    return (uint8_t *)buf;
+}
+
+TEST(round_trip)
+{
+    struct profile a, b;
+    char err[200];
+    size_t len;
+    build(&a);
+    uint8_t *buf = serialize(&a, &len);
+    CHECK(len > 100);
+    if (raw__parse(buf, len, &b, err, sizeof err) < 0)
+        UNIT_FAIL("parse: %s", err);
+    CHECK_EQ_INT(b.pid, 4321);
+    CHECK_EQ_STR(b.cmdline, "./prog --x");
+    CHECK_EQ_STR(b.ghc_version, "9.0.2");
+    CHECK(b.rate_hz == 199);
+    CHECK_EQ_INT(b.ticks, 597);
+    CHECK_EQ_INT(b.missed_ticks, 3);
+    CHECK_EQ_INT(b.errors[WE_NO_SP], 7);
+    CHECK_EQ_INT(b.pause.n, 2);
+    CHECK_EQ_INT(b.pause.max_ns, 9000);
+    CHECK_EQ_INT(b.nmodules, 2);
+    CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
+    CHECK_EQ_INT(b.modules[0].build_id_len, 4);
+    CHECK(memcmp(b.modules[0].build_id, "\x01\x02\x03\x04", 4) == 0);
+    CHECK_EQ_INT(b.modules[1].blob_len, 16);
+    CHECK_EQ_INT(b.modules[1].bias, 0x7fff0000);
+    CHECK_EQ_INT(b.nthreads, 2);
+    CHECK_EQ_STR(b.threads[1].role, "capability 1");
+    CHECK_EQ_INT(b.threads[1].samples, 5);
+    CHECK_EQ_INT(b.threads[0].tags[TAG_HASKELL], 5);
+    CHECK_EQ_INT(b.nframes, a.nframes);
+    CHECK_EQ_INT(b.nstacks, 2);
+    CHECK_EQ_INT(b.nsamples, 10);
+    for (size_t i = 0; i < a.nframes; i++) {
+        CHECK_EQ_INT(b.frames[i].addr, a.frames[i].addr);
+        CHECK_EQ_INT(b.frames[i].kind, a.frames[i].kind);
+    }
+    for (size_t i = 0; i < a.nsamples; i++) {
+        CHECK_EQ_INT(b.samples[i].t_ns, a.samples[i].t_ns);
+        CHECK_EQ_INT(b.samples[i].stack, a.samples[i].stack);
+        CHECK_EQ_INT(b.samples[i].cap, a.samples[i].cap);
+    }
+    uint32_t n;
+    const uint32_t *ids = profile__stack_ids(&b, 0, &n);
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(b.frames[ids[1]].addr, 0x402000);
+    free(buf);
+    profile__free(&a);
+    profile__free(&b);
+}
+
+TEST(clear_errors)
+{
+    struct profile a, b;
+    char err[200];
+    size_t len;
+    build(&a);
+    uint8_t *buf = serialize(&a, &len);
+    CHECK(raw__parse((const uint8_t *)"hello", 5, &b, err, sizeof err) < 0);
+    CHECK(strstr(err, "not an hsspy raw file"));
+    CHECK(raw__parse(buf, len / 2, &b, err, sizeof err) < 0);
+    CHECK(strstr(err, "truncated"));
+    buf[8] = 9; /* version */
+    CHECK(raw__parse(buf, len, &b, err, sizeof err) < 0);
+    CHECK(strstr(err, "version 9"));
+    free(buf);
+    profile__free(&a);
+}
+
+static uint64_t rng = 0x243f6a8885a308d3ull;
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+TEST(fuzz_never_crashes)
+{
+    struct profile a, b;
+    char err[200];
+    size_t len;
+    int accepted = 0, rejected = 0;
+    build(&a);
+    uint8_t *good = serialize(&a, &len);
+    for (int iter = 0; iter < 100000; iter++) {
+        size_t n = len;
+        uint8_t *m = malloc(len + 64);
+        memcpy(m, good, len);
+        switch (next() % 5) {
+        case 0: /* truncate */
+            n = next() % len;
+            break;
+        case 1: /* flip bits */
+            for (int k = 0; k < 1 + (int)(next() % 4); k++)
+                m[next() % len] ^= (uint8_t)(1u << (next() % 8));
+            break;
+        case 2: /* random bytes over a stretch */
+            for (size_t k = next() % len, e = k + next() % 32; k < e && k < len; k++)
+                m[k] = (uint8_t)next();
+            break;
+        case 3: { /* a lying 32-bit length or count somewhere */
+            size_t at = next() % (len - 4);
+            uint32_t v = (uint32_t)next() % 4 == 0 ? 0xffffffffu : (uint32_t)(next() % 100000);
+            memcpy(m + at, &v, 4);
+            break;
+        }
+        default: /* extra garbage at the end */
+            for (int k = 0; k < 64; k++)
+                m[len + (size_t)k] = (uint8_t)next();
+            n = len + next() % 64;
+            break;
+        }
+        /* The parser gets exactly n bytes: ASan sees any read beyond. */
+        uint8_t *exact = malloc(n ? n : 1);
+        memcpy(exact, m, n);
+        if (raw__parse(exact, n, &b, err, sizeof err) == 0) {
+            accepted++;
+            /* Whatever was accepted is consistent. */
+            for (size_t i = 0; i < b.nsamples; i++)
+                if (b.samples[i].thread >= b.nthreads || b.samples[i].stack >= b.nstacks)
+                    UNIT_FAIL("accepted an inconsistent sample at iteration %d", iter);
+            profile__free(&b);
+        } else {
+            rejected++;
+            if (!err[0])
+                UNIT_FAIL("rejected without a message at iteration %d", iter);
+        }
+        free(exact);
+        free(m);
+    }
+    CHECK(rejected > 1000);
+    CHECK(accepted > 100); /* flips in names and times are harmless */
+    free(good);
+    profile__free(&a);
+}
+
+UNIT_MAIN()
