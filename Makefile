@@ -57,6 +57,21 @@ $(B)/workloads/symtest_nopie: tests/workloads/symtest.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-pie -no-pie -o $@ $<
 
+# The fuzzer: every library object again, with AddressSanitizer and
+# UndefinedBehaviorSanitizer, any finding fatal.
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASANOBJ := $(LIBOBJ:$(B)/%.o=$(B)/asan/%.o)
+
+$(B)/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HS_CFLAGS) -O1 -g $(SAN) -c -o $@ $<
+
+$(B)/fuzz/fuzz: tests/fuzz/fuzz.c $(ASANOBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(HS_CFLAGS) -O1 -g $(SAN) -o $@ $< $(ASANOBJ) $(LDLIBS)
+
+fuzzer: $(B)/fuzz/fuzz
+
 deps:
 	@tests/deps.sh
 
@@ -65,8 +80,14 @@ unit: $(UNIT_BIN)
 workloads: $(WORKLOAD_BIN)
 
 check: deps
-	@$(MAKE) --no-print-directory hsspy unit workloads
+	@$(MAKE) --no-print-directory hsspy unit workloads fuzzer
 	@tests/run.sh
+
+# Longer runs than make check affords: a million fuzzed memory images and
+# raw files, hundreds of SIGKILLs. Prints figures for the README.
+stress: deps
+	@$(MAKE) --no-print-directory hsspy workloads fuzzer
+	@tests/stress.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory hsspy
@@ -84,6 +105,6 @@ install: hsspy
 clean:
 	rm -rf $(B) hsspy
 
-.PHONY: all deps unit workloads check demo bench install clean
+.PHONY: all deps unit workloads fuzzer check stress demo bench install clean
 
--include $(OBJ:.o=.d) $(UNIT_BIN:=.d)
+-include $(OBJ:.o=.d) $(UNIT_BIN:=.d) $(ASANOBJ:.o=.d)

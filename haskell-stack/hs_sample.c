@@ -83,6 +83,18 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
     res->n = ur.n;
     res->c_error = ur.error;
 
+    if (r->my_task_is_tls && !tc->regs.fs_base) {
+        /* Sampled without a stop before its thread pointer was ever seen:
+         * no Task to read. The code it waits in still says a lot. */
+        bool events = ur.reached_haskell && code_ranges__has(&r->events, ur.hs_pc - 1);
+        res->tag = events || sleeping(tc->state) ? TAG_IDLE : TAG_SAFE_FFI;
+        if (events)
+            res->role = code_ranges__has(&r->epoll, ur.hs_pc - 1) ? ROLE_IO_MANAGER
+                                                                  : ROLE_TIMER_MANAGER;
+        if (ur.reached_haskell && res->n < max)
+            out[res->n++] = (struct raw_frame){ur.hs_pc, FK_RET, 0};
+        return;
+    }
     if (!rts__view(r, &tc->regs, img, &res->v)) {
         res->err = WE_RTS_STATE;
         res->tag = sleeping(tc->state) ? TAG_IDLE : TAG_RTS;

@@ -55,7 +55,11 @@ static int cmp_range(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-static void sort_ranges(struct code_ranges *c) { qsort(c->r, c->n, sizeof *c->r, cmp_range); }
+static void sort_ranges(struct code_ranges *c)
+{
+    if (c->n > 1)
+        qsort(c->r, c->n, sizeof *c->r, cmp_range);
+}
 
 void rts__free(struct rts *r)
 {

@@ -12,7 +12,7 @@
 /* Caps on one walk: words scanned for the first frame, frames visited
  * (emitted or not), stack chunks followed. */
 #define SCAN_WORDS 16
-#define MAX_STEPS 100000
+#define MAX_STEPS 40000
 #define MAX_CHUNKS 8
 
 struct chunk {

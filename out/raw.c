@@ -111,6 +111,8 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->self_cpu_ns);
     put_u64(&s, p->signals_forwarded);
     put_u64(&s, p->live_reads);
+    put_u64(&s, p->soft);
+    put_u64(&s, p->late);
     section(f, &all, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -335,6 +337,8 @@ static void read_meta(struct cur *c, struct profile *p)
     p->self_cpu_ns = get_u64(c, "a counter");
     p->signals_forwarded = get_u64(c, "a counter");
     p->live_reads = get_u64(c, "a counter");
+    p->soft = get_u64(c, "a counter");
+    p->late = get_u64(c, "a counter");
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }
@@ -351,6 +355,7 @@ static void read_modules(struct cur *c, struct profile *p)
     }
     for (uint32_t i = 0; i < n && !c->bad; i++) {
         struct prof_module *m = &p->modules[i];
+        p->nmodules++; /* counted now: profile__free frees what follows */
         m->path = get_strdup(c, "a module path");
         m->lo = get_u64(c, "a module");
         m->hi = get_u64(c, "a module");
@@ -377,7 +382,6 @@ static void read_modules(struct cur *c, struct profile *p)
         }
         if (m->hi < m->lo)
             failf(c, "corrupt: module %s ends before it starts", m->path ? m->path : "?");
-        p->nmodules++;
     }
 }
 

@@ -47,6 +47,13 @@ static void header(const struct profile *p, FILE *f)
     if (p->repeated)
         fprintf(f, "  idle:      %" PRIu64 " samples of threads that had not run were taken "
                    "without stopping them\n", p->repeated);
+    if (p->soft)
+        fprintf(f, "  blocked:   %" PRIu64 " samples of threads in epoll_wait, semop or "
+                   "sigtimedwait were taken without stopping them (a stop would make those "
+                   "calls fail with EINTR)\n", p->soft);
+    if (p->late)
+        fprintf(f, "  late:      %" PRIu64 " threads stopped after their tick (waiting for a "
+                   "CPU) and were sampled then\n", p->late);
     fprintf(f, "  errors:    %" PRIu64, errors);
     if (errors) {
         const char *sep = " (";
@@ -58,7 +65,8 @@ static void header(const struct profile *p, FILE *f)
         fputc(')', f);
     }
     if (p->lost_threads)
-        fprintf(f, "; %" PRIu64 " thread stops timed out", p->lost_threads);
+        fprintf(f, "; %" PRIu64 " threads exited before they could be stopped",
+                p->lost_threads);
     fputc('\n', f);
     if (p->launched && p->exited) {
         if (WIFEXITED(p->exit_status))

@@ -50,20 +50,23 @@ void capture__begin(struct capture *c)
     memimg__reset(&c->img);
 }
 
-void capture__thread(struct capture *c, pid_t pid, const struct tthread *th)
+static struct thread_capture *start(struct capture *c, const struct tthread *th)
 {
     if (c->n == c->cap)
-        return; /* capture__reserve sized us for every live thread */
+        return NULL; /* capture__reserve sized us for every live thread */
     struct thread_capture *tc = &c->th[c->n++];
+    memset(tc, 0, sizeof *tc);
     tc->tid = th->tid;
     tc->state = th->state;
     tc->t_interrupt_ns = th->t_interrupt_ns;
     tc->t_stop_ns = tracee__now_ns();
-    tc->t_resume_ns = 0;
-    tc->stack_len = 0;
-    tc->err = ptrace(PTRACE_GETREGS, th->tid, 0, &tc->regs) < 0 ? -errno : 0;
-    if (tc->err)
-        return;
+    tc->weight = 1 + th->owed;
+    return tc;
+}
+
+static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
+                       struct thread_capture *tc)
+{
     size_t want = th->stack_want ? th->stack_want : c->stack_bytes;
     if (want > c->stack_bytes)
         want = c->stack_bytes;
@@ -76,4 +79,27 @@ void capture__thread(struct capture *c, pid_t pid, const struct tthread *th)
     memimg__set_len(&c->img, req.addr, req.got);
     tc->stack_len = req.got;
     c->short_stacks += req.got < want;
+}
+
+void capture__thread(struct capture *c, pid_t pid, const struct tthread *th)
+{
+    struct thread_capture *tc = start(c, th);
+    if (!tc)
+        return;
+    tc->err = ptrace(PTRACE_GETREGS, th->tid, 0, &tc->regs) < 0 ? -errno : 0;
+    if (!tc->err)
+        read_stack(c, pid, th, tc);
+}
+
+void capture__soft(struct capture *c, pid_t pid, const struct tthread *th)
+{
+    struct thread_capture *tc = start(c, th);
+    if (!tc)
+        return;
+    tc->soft = true;
+    tc->regs.rip = th->soft_pc;
+    tc->regs.rsp = th->soft_sp;
+    tc->regs.fs_base = th->fs_base;
+    read_stack(c, pid, th, tc);
+    tc->t_resume_ns = tc->t_stop_ns;
 }

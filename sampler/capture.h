@@ -20,6 +20,8 @@ struct thread_capture {
     struct user_regs_struct regs;
     uint64_t stack_len; /* bytes of C stack captured at regs.rsp */
     uint64_t t_interrupt_ns;
+    bool soft;            /* not stopped: see capture__soft */
+    uint32_t weight;      /* ticks this capture stands for (see tthread.owed) */
     uint64_t t_stop_ns;   /* when its stop was seen (waitpid returned it) */
     uint64_t t_resume_ns; /* when it was let go again */
 };
@@ -48,5 +50,10 @@ void capture__begin(struct capture *c);
 /* Capture one stopped thread: registers (PTRACE_GETREGS) and its C stack
  * from rsp up, as deep as th->stack_want says (one process_vm_readv). */
 void capture__thread(struct capture *c, pid_t pid, const struct tthread *th);
+
+/* Capture a thread blocked in the kernel without stopping it (th->soft):
+ * only pc and sp (from /proc) and its thread pointer (if ever seen) are
+ * known; its user stack does not move while it is blocked. */
+void capture__soft(struct capture *c, pid_t pid, const struct tthread *th);
 
 #endif

@@ -59,6 +59,9 @@ static void record_usage(FILE *f)
             "      --idle            keep samples of idle threads (sleeping in the\n"
             "                        kernel, state S or D); dropped by default\n"
             "  -q, --quiet           no progress or informational messages\n"
+            "      --save-captures DIR  also save up to 200 raw captures (registers and\n"
+            "                        copied memory of one thread each) in DIR, as the\n"
+            "                        stack walkers see them: input for hsspy's fuzzer\n"
             "  -h, --help            this text\n"
             "\n"
             "Ctrl-C (or SIGTERM) stops the recording, detaches and writes the output.\n"
@@ -111,6 +114,7 @@ static int cmd_record(int argc, char **argv)
         {"threads", no_argument, NULL, 'T'},
         {"idle", no_argument, NULL, 'I'},
         {"quiet", no_argument, NULL, 'q'},
+        {"save-captures", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -154,6 +158,7 @@ static int cmd_record(int argc, char **argv)
         case 'T': o.threads = true; break;
         case 'I': o.idle = true; break;
         case 'q': log__set_quiet(true); break;
+        case 'S': o.save_dir = optarg; break;
         case 'h': record_usage(stdout); return 0;
         default:
             return bad_option(argv, "record");

@@ -197,3 +197,35 @@ int proc__schedstat(int fd, uint64_t *run_ns, uint64_t *slices)
     *slices = cnt;
     return 0;
 }
+
+int proc__syscall(pid_t pid, pid_t tid, long *nr, uint64_t *sp, uint64_t *pc)
+{
+    char path[96], buf[256];
+    unsigned long long a[6], s, p;
+    long n;
+    stat_path(path, sizeof path, pid, tid, "syscall");
+    if (proc__read(path, buf, sizeof buf) <= 0)
+        return -1;
+    if (sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &n, &a[0], &a[1], &a[2],
+               &a[3], &a[4], &a[5], &s, &p) != 9)
+        return -1; /* "running", or "-1 sp pc" outside a system call */
+    *nr = n;
+    *sp = s;
+    *pc = p;
+    return 0;
+}
+
+bool proc__syscall_breaks_on_stop(long nr)
+{
+    switch (nr) {
+    case 232: /* epoll_wait */
+    case 281: /* epoll_pwait */
+    case 441: /* epoll_pwait2 */
+    case 65:  /* semop */
+    case 220: /* semtimedop */
+    case 128: /* rt_sigtimedwait (sigtimedwait, sigwaitinfo) */
+        return true;
+    default:
+        return false;
+    }
+}

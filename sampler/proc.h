@@ -7,6 +7,7 @@
 #ifndef HSSPY_PROC_H
 #define HSSPY_PROC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -48,5 +49,14 @@ int proc__open_schedstat(pid_t pid, pid_t tid);
  * times the thread was scheduled in. 0 or -1. Both stand still exactly when
  * the thread has not run. */
 int proc__schedstat(int fd, uint64_t *run_ns, uint64_t *slices);
+
+/* The system call a blocked thread sleeps in, with its user stack pointer
+ * and pc (/proc/PID/task/TID/syscall). -1 if it is running or gone. */
+int proc__syscall(pid_t pid, pid_t tid, long *nr, uint64_t *sp, uint64_t *pc);
+
+/* Does this (x86_64) system call fail with EINTR when its thread is merely
+ * stopped and continued, even without a signal handler? signal(7) lists
+ * epoll_wait, epoll_pwait, semop, semtimedop, sigtimedwait, sigwaitinfo. */
+bool proc__syscall_breaks_on_stop(long nr);
 
 #endif

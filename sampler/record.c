@@ -20,6 +20,7 @@
 
 #include "out/profile.h"
 #include "out/writer.h"
+#include "sampler/capfile.h"
 #include "sampler/capture.h"
 #include "sampler/launch.h"
 #include "sampler/log.h"
@@ -54,6 +55,7 @@ struct recorder {
     size_t nlast;
     uint64_t t0_ns;
     bool progress; /* show progress on stderr (a terminal, output to a file) */
+    unsigned saved; /* captures written by --save-captures */
 };
 
 /* xorshift: jitter needs no quality, only independence from the target. */
@@ -116,7 +118,7 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
 
     if (ti < 0)
         return;
-    s.t_ns = r->cap.t_ns - r->t0_ns;
+    s.t_ns = tc->t_stop_ns > r->t0_ns ? tc->t_stop_ns - r->t0_ns : 0;
     s.thread = (uint32_t)ti;
     s.state = tc->state;
     s.cap = -1;
@@ -171,7 +173,8 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     if (stack < 0)
         return;
     s.stack = (uint32_t)stack;
-    profile__add(&r->p, &s);
+    for (uint32_t w = 0; w < (tc->weight ? tc->weight : 1); w++)
+        profile__add(&r->p, &s);
     struct last_sample *ls = last_of(r, ti);
     if (!ls || !th)
         return;
@@ -192,7 +195,7 @@ static void repeat_thread(struct recorder *r, const struct tthread *th)
     if (!ls || !ls->valid)
         return;
     struct prof_sample s = {
-        .t_ns = r->cap.t_ns - r->t0_ns,
+        .t_ns = r->cap.t_ns > r->t0_ns ? r->cap.t_ns - r->t0_ns : 0,
         .thread = (uint32_t)ti,
         .stack = ls->stack,
         .tag = ls->tag,
@@ -208,6 +211,15 @@ static void repeat_thread(struct recorder *r, const struct tthread *th)
 
 /* Called while one thread is stopped: capture it; the tracee resumes it
  * right after. The resume time is taken here, a syscall early. */
+static void capture_rts(struct recorder *r, struct thread_capture *tc)
+{
+    if (!tc->err && r->rts.usable && tc->regs.fs_base)
+        rts__capture_thread(&r->rts, r->t.pid, &tc->regs, &r->cap.img);
+}
+
+/* Called while one thread is stopped: capture it; the tracee resumes it
+ * right after (also for a thread that stops after its tick was over: it was
+ * waiting for a CPU, so its stack is still the one it had then). */
 static void on_stop(void *arg, struct tthread *th)
 {
     struct recorder *r = arg;
@@ -215,13 +227,44 @@ static void on_stop(void *arg, struct tthread *th)
     if (r->cap.n == 0 || r->cap.th[r->cap.n - 1].tid != th->tid)
         return;
     struct thread_capture *tc = &r->cap.th[r->cap.n - 1];
-    if (!tc->err && r->rts.usable)
-        rts__capture_thread(&r->rts, r->t.pid, &tc->regs, &r->cap.img);
+    if (!tc->err)
+        th->fs_base = tc->regs.fs_base; /* for samples taken without a stop */
+    capture_rts(r, tc);
     tc->t_resume_ns = tracee__now_ns();
 }
 
-static void tick(struct recorder *r, int *sig)
+/* --save-captures: keep up to 200 raw captures as the walkers see them. */
+static void save_capture(struct recorder *r, const struct thread_capture *tc)
 {
+    char path[4200], comm[16];
+    if (!r->o->save_dir || r->saved >= 200 || tc->err)
+        return;
+    proc__comm(r->t.pid, tc->tid, comm, sizeof comm);
+    snprintf(path, sizeof path, "%s/cap-%05u.bin", r->o->save_dir, r->saved);
+    if (capfile__write(path, &r->ms, r->t.pid, tc->tid, comm, tc->state, &tc->regs,
+                       &r->cap.img) == 0)
+        r->saved++;
+}
+
+/* Turn every capture taken so far into samples, then start afresh. */
+static void walk_captures(struct recorder *r)
+{
+    for (size_t i = 0; i < r->cap.n; i++) {
+        const struct thread_capture *tc = &r->cap.th[i];
+        save_capture(r, tc);
+        if (!tc->soft) {
+            hist__add(&r->p.pause, tc->t_resume_ns - tc->t_stop_ns);
+            hist__add(&r->p.stop_latency, tc->t_stop_ns - tc->t_interrupt_ns);
+        }
+        walk_thread(r, tc);
+    }
+    capture__begin(&r->cap);
+}
+
+static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t quiet_ns)
+{
+    /* Threads that stopped after the last tick was over. */
+    walk_captures(r);
     if (r->rts.pending)
         rts__poll(&r->rts);
     size_t live = 0;
@@ -232,25 +275,19 @@ static void tick(struct recorder *r, int *sig)
         return;
 
     uint64_t start = tracee__now_ns();
-    int asked = tracee__interrupt(&r->t, true);
-    /* A thread that does not stop within a few ms (in an uninterruptible
-     * sleep) is skipped this tick; its late stop is resumed on arrival. */
-    uint64_t deadline = start + 5000000u;
-    uint64_t timeouts = r->t.st.interrupt_timeouts;
-    capture__begin(&r->cap);
     r->cap.t_ns = start;
+    int asked = tracee__interrupt(&r->t, true);
+    for (size_t i = 0; i < r->t.n; i++)
+        if (r->t.th[i].soft) {
+            capture__soft(&r->cap, r->t.pid, &r->t.th[i]);
+            capture_rts(r, &r->cap.th[r->cap.n - 1]);
+        }
+    /* A thread that has not stopped by the deadline (waiting for a CPU, or
+     * in an uninterruptible sleep) is captured whenever it does stop. */
     if (asked > 0)
-        tracee__collect(&r->t, deadline, sig, on_stop, r);
-    r->p.lost_threads += r->t.st.interrupt_timeouts - timeouts;
-    for (size_t i = 0; i < r->cap.n; i++) {
-        const struct thread_capture *tc = &r->cap.th[i];
-        hist__add(&r->p.pause, tc->t_resume_ns - tc->t_stop_ns);
-        hist__add(&r->p.stop_latency, tc->t_stop_ns - tc->t_interrupt_ns);
-    }
+        tracee__collect(&r->t, start + collect_ns, quiet_ns, sig);
     r->p.ticks++;
-
-    for (size_t i = 0; i < r->cap.n; i++)
-        walk_thread(r, &r->cap.th[i]);
+    walk_captures(r);
     for (size_t i = 0; i < r->t.n; i++)
         if (r->t.th[i].unchanged && r->t.th[i].run == TT_RUNNING)
             repeat_thread(r, &r->t.th[i]);
@@ -266,7 +303,7 @@ static void snapshot(struct recorder *r)
         if (r->rts.pending && tracee__wait(&r->t, tracee__now_ns() + 2000000u))
             return;
     }
-    tick(r, &sig);
+    tick(r, &sig, 1000000000u, 1000000000u); /* a dump waits for every thread */
 }
 
 /* The one-line live progress on a terminal's stderr, while the profile
@@ -314,7 +351,7 @@ static void loop(struct recorder *r)
             next += (double)behind * period;
         }
         sig = 0;
-        tick(r, &sig);
+        tick(r, &sig, 2000000u, 300000u);
         progress(r, tracee__now_ns(), false);
         if (sig) {
             log__info("%s: stopping", strsignal(sig));
@@ -403,6 +440,7 @@ int record__run(const struct record_opts *o)
     clock_gettime(CLOCK_REALTIME, &wall);
     r.p.start_wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
     r.t0_ns = tracee__now_ns();
+    tracee__on_stop(&r.t, on_stop, &r);
     r.progress = !o->snapshot && !log__quiet() && o->output && strcmp(o->output, "-") != 0 &&
                  isatty(STDERR_FILENO);
     if (o->snapshot)
@@ -419,6 +457,10 @@ int record__run(const struct record_opts *o)
         log__info("pid %d called exec: the program changed, recording stops here", (int)pid);
     finish_threads(&r);
     tracee__detach(&r.t, 1000);
+    walk_captures(&r); /* stops that came in after the last tick */
+    r.p.lost_threads = r.t.st.lost;
+    r.p.soft = r.t.st.soft_samples;
+    r.p.late = r.t.st.late_stops;
     r.p.exited = r.t.exited;
     r.p.exit_status = r.t.exit_status;
     r.p.signals_forwarded = r.t.st.signals_forwarded;

@@ -33,6 +33,8 @@ size_t remote__batch(pid_t pid, struct remote_req *reqs, size_t n)
 
     for (size_t i = 0; i < n; i++)
         reqs[i].got = 0;
+    if (pid <= 0)
+        return 0; /* no process (a saved capture): nothing live to read */
     while (done < n) {
         size_t k = n - done;
         if (k > 64)
@@ -64,6 +66,8 @@ size_t remote__batch(pid_t pid, struct remote_req *reqs, size_t n)
 
 int remote__read(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
+    if (pid <= 0)
+        return -ESRCH;
     struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
     ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
     if (got < 0)

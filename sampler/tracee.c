@@ -108,6 +108,26 @@ static void resume(struct tracee *t, struct tthread *th)
     th->run = TT_RUNNING;
 }
 
+/* A thread we interrupted has stopped: capture it now, then let it go. */
+static void held(struct tracee *t, struct tthread *th)
+{
+    th->want = false;
+    th->run = TT_HELD;
+    if (!t->on_stop)
+        return; /* held until the caller resumes it */
+    if (!t->collecting)
+        t->st.late_stops++;
+    t->on_stop(t->stop_arg, th);
+    th->owed = 0;
+    resume(t, th);
+}
+
+void tracee__on_stop(struct tracee *t, tracee_stop_fn fn, void *arg)
+{
+    t->on_stop = fn;
+    t->stop_arg = arg;
+}
+
 static bool is_stop_signal(int sig)
 {
     return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -118,8 +138,10 @@ void tracee__handle(struct tracee *t, pid_t tid, int status)
     struct tthread *th = find(t, tid);
 
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
-        if (th)
+        if (th) {
+            t->st.lost += th->want;
             gone(t, th);
+        }
         if (tid == t->pid) {
             t->exited = true;
             t->exit_status = status;
@@ -136,6 +158,7 @@ void tracee__handle(struct tracee *t, pid_t tid, int status)
             ptrace(PTRACE_CONT, tid, 0, 0);
             return;
         }
+        th->born = true;
     }
 
     int sig = WSTOPSIG(status);
@@ -146,17 +169,18 @@ void tracee__handle(struct tracee *t, pid_t tid, int status)
         /* Signal-delivery-stop: the target was sent `sig`. It must be
          * re-injected exactly once, when this thread resumes. */
         th->pending_sig = sig;
-        if (th->want) {
-            th->want = false;
-            th->run = TT_HELD;
-        } else {
+        if (th->want)
+            held(t, th);
+        else
             resume(t, th);
-        }
         return;
     case PTRACE_EVENT_CLONE: {
         unsigned long child = 0;
-        if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) == 0 && child)
-            add(t, (pid_t)child);
+        struct tthread *c;
+        if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) == 0 && child &&
+            (c = add(t, (pid_t)child)) && !c->want)
+            c->born = true;
+        th = find(t, tid); /* add() may have moved the array */
         break;
     }
     case PTRACE_EVENT_EXEC:
@@ -173,16 +197,23 @@ void tracee__handle(struct tracee *t, pid_t tid, int status)
                 t->st.ptrace_errors++;
             return;
         }
-        /* An interrupt, a new thread's first stop, or the end of a group
-         * stop (after PTRACE_LISTEN). */
+        if (th->born) {
+            /* A new thread's first stop: it has not run a single
+             * instruction of its own, so there is nothing to sample. (Its
+             * stack holds its start arguments; unwinding them is noise.) */
+            th->born = false;
+            th->want = false;
+            resume(t, th);
+            return;
+        }
+        /* An interrupt, or the end of a group stop (after PTRACE_LISTEN). */
         break;
     default:
         break;
     }
 
     if (th->want) {
-        th->want = false;
-        th->run = TT_HELD;
+        held(t, th);
         return;
     }
     /* Nobody waits for this stop: a late interrupt, a new thread's first
@@ -340,7 +371,10 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
         th->unchanged = false;
-        if (th->run != TT_RUNNING)
+        th->soft = false;
+        if (th->run == TT_RUNNING && th->want)
+            th->owed++;
+        if (th->run != TT_RUNNING || th->want)
             continue;
         /* A thread that has not run since its last sample keeps its state
          * and its stack: one cheap schedstat read decides, and the costlier
@@ -356,11 +390,21 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         }
         th->state = proc__stat_fd_state(th->stat_fd);
         t->runnable += th->state == 'R';
+        /* Some blocking calls fail with EINTR when the thread is stopped,
+         * even without a signal handler (signal(7)): a thread asleep in one
+         * is sampled without a stop, from where /proc says it waits. */
+        long nr;
+        if (th->state == 'S' &&
+            proc__syscall(t->pid, th->tid, &nr, &th->soft_sp, &th->soft_pc) == 0 &&
+            proc__syscall_breaks_on_stop(nr)) {
+            th->soft = true;
+            t->st.soft_samples++;
+        }
     }
     now = tracee__now_ns();
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
-        if (th->run != TT_RUNNING || th->unchanged)
+        if (th->run != TT_RUNNING || th->unchanged || th->soft || th->want)
             continue;
         th->has_base = false;
         if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) < 0) {
@@ -391,44 +435,36 @@ static long ncpus(void)
     return n;
 }
 
-int tracee__collect(struct tracee *t, uint64_t deadline_ns, int *sig_out,
-                    tracee_stop_fn on_stop, void *arg)
+int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, int *sig_out)
 {
     sigset_t set;
-    int captured = 0;
-    size_t wanted = count_wanted(t);
     uint64_t spin_from = tracee__now_ns();
     bool spin = t->runnable < ncpus();
+    size_t wanted;
+
+    uint64_t quiet_until = spin_from + quiet_ns;
 
     tracee__signal_set(&set);
-    while (wanted > 0 && !t->exited) {
+    t->collecting = true;
+    while ((wanted = count_wanted(t)) > 0 && !t->exited) {
         int status;
         pid_t tid = waitpid(-1, &status, WNOHANG | __WALL);
         if (tid > 0) {
-            struct tthread *th = find(t, tid);
-            bool was_wanted = th && th->want;
             tracee__handle(t, tid, status);
-            if (!was_wanted)
-                continue;
-            wanted--;
-            th = find(t, tid);
-            if (th && th->run == TT_HELD) {
-                /* Capture it and let it go at once: no thread waits for
-                 * the others to stop. */
-                on_stop(arg, th);
-                resume(t, th);
-                captured++;
-            }
             spin_from = tracee__now_ns();
+            quiet_until = spin_from + quiet_ns;
             continue;
         }
         if (tid < 0 && errno == ECHILD)
             break; /* nothing traced any more */
         uint64_t now = tracee__now_ns();
-        if (now >= deadline_ns) {
-            t->st.interrupt_timeouts += count_wanted(t);
+        /* Threads that run stop within microseconds; when none has stopped
+         * for a while, the rest are waiting for a CPU (or sleeping
+         * uninterruptibly): stop waiting, they are captured when they stop. */
+        if (now >= deadline_ns || now >= quiet_until)
             break;
-        }
+        if (quiet_until < deadline_ns)
+            deadline_ns = quiet_until;
         /* A running thread stops within microseconds: poll for a moment
          * rather than sleep, since waking up from a sleep costs more than
          * the stop itself and the threads wait stopped meanwhile. Only with
@@ -439,15 +475,12 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, int *sig_out,
         uint64_t left = deadline_ns - now;
         struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
         int sig = sigtimedwait(&set, NULL, &ts);
-        spin_from = tracee__now_ns();
         if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && sig_out)
             *sig_out = sig;
+        spin_from = tracee__now_ns();
     }
-    /* Threads that did not stop in time are not waited for any longer:
-     * their late stop is resumed as soon as it is seen. */
-    for (size_t i = 0; i < t->n; i++)
-        t->th[i].want = false;
-    return captured;
+    t->collecting = false;
+    return (int)count_wanted(t);
 }
 
 static void detach_one(struct tracee *t, struct tthread *th)
@@ -468,6 +501,9 @@ void tracee__detach(struct tracee *t, int timeout_ms)
     sigset_t set;
     size_t left = 0;
 
+    t->on_stop = NULL;
+    for (size_t i = 0; i < t->n; i++)
+        t->th[i].want = false;
     tracee__signal_set(&set);
     /* A thread must be in a ptrace-stop to be detached; a listening one is
      * interrupted too (PTRACE_DETACH refuses JOBCTL_LISTENING), and the

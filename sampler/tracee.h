@@ -47,6 +47,18 @@ struct tthread {
     uint64_t base_run_ns, base_slices;
     bool unchanged;   /* this tick: skipped because it has not run */
     uint32_t stack_want; /* C stack bytes to capture next time (0: default) */
+    /* Blocked in a call that a stop would make fail with EINTR (epoll_wait,
+     * semop, sigtimedwait): this tick it is sampled without stopping it,
+     * from the pc and sp /proc/PID/task/TID/syscall gives. */
+    bool soft;
+    uint64_t soft_pc, soft_sp;
+    uint64_t fs_base; /* its thread pointer, once seen in a stop (0: unknown) */
+    bool born;        /* a new thread (clone child) whose first stop is to come */
+    /* Ticks that went by while the thread was interrupted but had not
+     * stopped yet (waiting for a CPU). It cannot have run in between, so its
+     * stop, when it comes, stands for those ticks too: without that weight
+     * a thread often kept waiting would be under-sampled. */
+    uint32_t owed;
 };
 
 struct tracee_stats {
@@ -55,18 +67,28 @@ struct tracee_stats {
     unsigned long stray_stops;   /* stops nobody asked for, resumed at once */
     unsigned long threads_seen;
     unsigned long threads_exited;
-    unsigned long interrupt_timeouts; /* a wanted thread did not stop in time */
+    unsigned long late_stops;   /* stopped after its tick was over: captured then */
+    unsigned long lost;         /* interrupted, but exited before it stopped */
+    unsigned long soft_samples; /* sampled without a stop (see tthread.soft) */
     unsigned long ptrace_errors;
 };
 
+/* Called for each interrupted thread as soon as it has stopped; it is
+ * resumed (its pending signal re-injected) right after the call returns. */
+struct tthread;
+typedef void (*tracee_stop_fn)(void *arg, struct tthread *th);
+
 struct tracee {
     pid_t pid;
+    tracee_stop_fn on_stop; /* see tracee__on_stop */
+    void *stop_arg;
     struct tthread *th;
     size_t n, cap;
     bool exited;     /* the whole process is gone */
     int exit_status; /* its wait status, when exited and we saw it */
     bool execed;     /* it called execve: symbols no longer apply */
     long runnable;   /* threads in state R at the last interrupt */
+    bool collecting; /* inside tracee__collect (stops then are on time) */
     struct tracee_stats st;
 };
 
@@ -88,8 +110,10 @@ int tracee__drain(struct tracee *t);
 /* Interrupt the running threads for a sample. First, for every thread, read
  * its /proc state and, if skip_unchanged, its scheduler counters: a thread
  * that has not run since its last sample settled (tracee__settled) is not
- * stopped at all and is marked `unchanged` (its previous stack still holds).
- * Then PTRACE_INTERRUPT the rest in one tight loop. Returns the number
+ * stopped at all and is marked `unchanged` (its previous stack still holds);
+ * a thread blocked in a call a stop would break is marked `soft`. Then
+ * PTRACE_INTERRUPT the rest in one tight loop; a thread still interrupted
+ * from an earlier tick is not interrupted again. Returns the number
  * interrupted. */
 int tracee__interrupt(struct tracee *t, bool skip_unchanged);
 
@@ -99,17 +123,19 @@ void tracee__settled(struct tracee *t, struct tthread *th);
 
 struct tthread *tracee__find(struct tracee *t, pid_t tid);
 
-/* Called for each interrupted thread as soon as it has stopped; it is
- * resumed (its pending signal re-injected) right after the call returns. */
-typedef void (*tracee_stop_fn)(void *arg, struct tthread *th);
+/* From now on, capture every interrupted thread with fn the moment its
+ * stop is seen, wherever that happens (while collecting, or later while
+ * waiting for the next tick), and resume it right after. */
+void tracee__on_stop(struct tracee *t, tracee_stop_fn fn, void *arg);
 
-/* Handle every event until each interrupted thread has stopped, been
- * captured by on_stop and resumed, or the monotonic deadline passes (a thread
- * in an uninterruptible sleep; its late stop is resumed on arrival). A
- * SIGINT/SIGTERM/SIGHUP arriving meanwhile is stored in *sig_out (if not
- * NULL). Returns the number of threads captured. */
-int tracee__collect(struct tracee *t, uint64_t deadline_ns, int *sig_out,
-                    tracee_stop_fn on_stop, void *arg);
+/* Handle every event until each interrupted thread has stopped (and been
+ * captured and resumed), the monotonic deadline passes, or no thread has
+ * stopped for quiet_ns (the others are waiting for a CPU, or in an
+ * uninterruptible sleep). Threads not waited for are captured whenever
+ * their stop comes. A SIGINT/SIGTERM/SIGHUP arriving meanwhile is stored in
+ * *sig_out (if not NULL). Returns the number of interrupted threads not
+ * stopped yet. */
+int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, int *sig_out);
 
 /* Detach from every thread, re-injecting pending signals and leaving
  * job-control-stopped threads stopped; gives up on a thread after timeout_ms

@@ -5,6 +5,7 @@
 #include <libunwind.h>
 #include <stddef.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "sampler/remote.h"
 
@@ -161,7 +162,10 @@ int unwind__init(struct unwinder *u, struct modset *ms, pid_t pid)
     u->as = unw_create_addr_space(&accessors, 0);
     if (!u->as)
         return -1;
-    unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+    /* Per-thread rather than global: hsspy unwinds from one thread, and the
+     * global cache takes a lock that blocks signals with two sigprocmask
+     * system calls on every lookup. */
+    unw_set_caching_policy(u->as, UNW_CACHE_PER_THREAD);
     for (size_t i = 0; i < 1024; i++)
         u->cfi_cache_val[i] = -1;
     return 0;
@@ -268,6 +272,13 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
         if (n == max - 1) {
             out[n++] = (struct raw_frame){0, FK_TRUNCATED, 0};
             res->truncated = true;
+            break;
+        }
+        if (n > 0 && !modset__find(u->ms, ip - 1) &&
+            (modset__refresh(u->ms, false), !modset__find(u->ms, ip - 1))) {
+            /* A return address outside every mapped file: the unwind has
+             * gone astray (typically a thread that has not run yet, whose
+             * stack holds its start arguments, not frames). Stop there. */
             break;
         }
         uint32_t kind = n == 0 ? FK_PC : FK_RET;

@@ -3,7 +3,7 @@
 # those missing (no apt-get at all when everything is there).
 set -eu
 
-PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev ghc ghc-prof gdb procps bc util-linux"
+PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev ghc ghc-prof gdb procps bc util-linux valgrind"
 
 missing=""
 for p in $PKGS; do

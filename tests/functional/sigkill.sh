@@ -4,12 +4,16 @@
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
-bg "$W/chains" 4 >"$T/chains.out"
+KILLS=${SIGKILL_ROUNDS:-20}
+# Long enough to outlive every round (each at most ~0.5 s), then it ends.
+bg "$W/chains" $((KILLS / 2 + 3)) >"$T/chains.out"
 target=$!
 wait_for_line "$T/chains.out" '^worker ' || fail "setup" "workload did not start"
 
 stopped=0
-for delay in 0.05 0.13 0.31 0.52 0.77 1.03; do
+for i in $(seq "$KILLS"); do
+    # Random moments: from right after attaching to well into the recording.
+    delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.3f", 0.01 + rand() * 0.4 }')
     "$HSSPY" record -q -F 1000 -p "$target" -o /dev/null 2>/dev/null &
     h=$!
     sleep "$delay"
@@ -24,7 +28,9 @@ for delay in 0.05 0.13 0.31 0.52 0.77 1.03; do
         [ -n "$tr" ] && [ "$tr" != 0 ] && stopped=$((stopped + 1))
     done
 done
-check "never-left-stopped" "$stopped thread observations stopped or still traced after SIGKILL" \
+check "never-left-stopped" "$stopped thread observations stopped or still traced after $KILLS SIGKILLs" \
     test "$stopped" -eq 0
+kill -0 "$target" 2>/dev/null
+check "target-alive" "the target died" test $? -eq 0
 wait "$target"
 check_status "target-exits-normally" $?

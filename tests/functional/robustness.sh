@@ -1,0 +1,96 @@
+# robustness - hsspy never hurts its target: a target that forks or execs
+# while recorded, threads born and dying hundreds of times a second (C
+# threads and forkOS), blocking calls that must see no EINTR and no short
+# sleep, capabilities added and removed while recording, a second hsspy on
+# the same process, and the launched command's credentials.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+# fork: the children are not traced and all exit normally; hsspy carries on.
+"$HSSPY" record -q -F 999 -o "$T/fork.folded" -- "$W/lifecycle" fork 1.5 >"$T/fork.out" 2>"$T/err"
+check_status "fork-record" $? "$T/err"
+check "fork-children-ok" "the target says: $(cat "$T/fork.out")" grep -q ' bad 0$' "$T/fork.out"
+check "fork-profile" "no samples of the parent after forking" has_line "$T/fork.folded" ';spin_until'
+
+# exec: recording ends at the exec with the profile written; the new program
+# runs to its end.
+"$HSSPY" record -F 999 -o "$T/exec.folded" -- "$W/lifecycle" exec 1.5 >"$T/exec.out" 2>"$T/exec.err"
+check_status "exec-record" $? "$T/exec.err"
+check "exec-said" "no word of the exec: $(cat "$T/exec.err")" grep -q 'called exec' "$T/exec.err"
+check "exec-profile" "nothing recorded before the exec" has_line "$T/exec.folded" ';spin_until'
+for i in $(seq 40); do grep -q 'after exec' "$T/exec.out" && break; sleep 0.1; done
+check "exec-target-finishes" "the exec'd program did not finish: $(cat "$T/exec.out")" \
+    grep -q '^after exec$' "$T/exec.out"
+
+# Thread churn at 1 kHz for 10 s: C threads, hundreds born per second.
+"$HSSPY" record -q -F 1000 -f report -o "$T/churn.report" -- "$W/churn" 10 >"$T/churn.out" 2>"$T/err"
+check_status "churn-record" $? "$T/err"
+check "churn-target-ok" "the target says: $(cat "$T/churn.out")" grep -q '^threads [0-9]*$' "$T/churn.out"
+born=$(sed -n 's/^threads //p' "$T/churn.out")
+seen=$(sed -n 's/.* thread samples from \([0-9]*\) threads/\1/p' "$T/churn.report")
+check "churn-threads-followed" "$seen threads sampled of $born born" test "${seen:-0}" -ge $((born / 4))
+lost=$(sed -n 's/.*; \([0-9]*\) threads exited before they could be stopped/\1/p' "$T/churn.report")
+check "churn-few-lost" "${lost:-0} threads lost of $born" test "${lost:-0}" -le $((born / 10))
+
+# forkOS churn on the Haskell side.
+prog=$(build_hs forkos forkos.hs -- -O1 -threaded -rtsopts) ||
+    { fail "forkos-build" "ghc could not build forkos.hs"; }
+if [ -n "${prog:-}" ]; then
+    "$HSSPY" record -q -F 1000 -f report -o "$T/forkos.report" -- "$prog" 5 >"$T/forkos.out" 2>"$T/err"
+    check_status "forkos-record" $? "$T/err"
+    check "forkos-target-ok" "the target says: $(cat "$T/forkos.out")" grep -q '^forked [0-9]*$' "$T/forkos.out"
+    forked=$(sed -n 's/^forked //p' "$T/forkos.out")
+    check "forkos-hundreds-per-second" "only ${forked:-0} forkOS threads in 5 s" test "${forked:-0}" -ge 500
+fi
+
+# Blocking calls: read on a pipe, nanosleep, epoll_wait, accept, at 1 kHz.
+"$HSSPY" record -q -F 1000 -o /dev/null -- "$W/blocking" 3 >"$T/blocking.out" 2>"$T/err"
+check_status "blocking-record" $? "$T/err"
+check "blocking-no-eintr" "the target says: $(tail -n1 "$T/blocking.out")" \
+    grep -q '^eintr 0 short 0 calls [0-9]*$' "$T/blocking.out"
+
+# setNumCapabilities 1 -> 4 -> 2 while recording.
+# (-fno-omit-yields: spinWork never allocates, and a loop that never
+# allocates would never let the RTS stop it to change the capabilities)
+prog=$(build_hs setcaps setcaps.hs -- -O1 -fno-omit-yields -threaded -rtsopts) ||
+    { fail "setcaps-build" "ghc could not build setcaps.hs"; }
+if [ -n "${prog:-}" ]; then
+    "$HSSPY" record -q -F 299 -f report -o "$T/caps.report" -- "$prog" 3 +RTS -N1 -RTS >"$T/caps.out" 2>"$T/err"
+    check_status "setcaps-record" $? "$T/err"
+    check "setcaps-target-ok" "the target says: $(cat "$T/caps.out")" grep -q '^capabilities 2$' "$T/caps.out"
+    for c in 0 1 2 3; do
+        check "setcaps-capability-$c" "capability $c never held: $(sed -n '/^capabilities/,$p' "$T/caps.report" | tr '\n' '|')" \
+            grep -Eq "^  capability $c: held [1-9]" "$T/caps.report"
+    done
+    check "setcaps-haskell" "no haskell samples" grep -Eq 'tags: haskell [1-9]' "$T/caps.report"
+fi
+
+# A second hsspy on a process being recorded: one clear line, status 1, and
+# the first recording is not disturbed.
+bg "$W/chains" 3 >"$T/chains.out"
+target=$!
+wait_for_line "$T/chains.out" '^worker '
+"$HSSPY" record -q -F 199 -d 1.5 -p "$target" -o "$T/first.folded" 2>"$T/first.err" &
+first=$!
+sleep 0.5
+"$HSSPY" record -q -d 1 -p "$target" -o /dev/null 2>"$T/second.err"
+rc=$?
+check "second-refused" "status $rc, stderr: $(cat "$T/second.err")" \
+    sh -c "[ $rc -eq 1 ] && [ \$(wc -l <'$T/second.err') -eq 1 ] && grep -q 'is already traced by pid $first (hsspy)' '$T/second.err'"
+wait "$first"
+check_status "first-unharmed" $? "$T/first.err"
+check "first-profile" "the first recording lost its samples" has_line "$T/first.folded" ';outer;middle;leaf '
+wait "$target"
+check_status "target-unharmed" $?
+
+# Credentials: the launched command runs as the user hsspy runs as.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    mkdir -p "$T/bin" && chmod 755 "$T" "$T/bin" && cp "$HSSPY" "$T/bin/hsspy"
+    setpriv --reuid=65534 --regid=65534 --clear-groups \
+        "$T/bin/hsspy" record -q -d 1 -o /dev/null -- sh -c 'id -u; id -g; id -G' >"$T/id.out" 2>"$T/err"
+    check "same-credentials" "the command ran as: $(tr '\n' ' ' <"$T/id.out") $(cat "$T/err")" \
+        test "$(tr '\n' ' ' <"$T/id.out")" = "65534 65534 65534 "
+else
+    skip "same-credentials" "needs root (to run hsspy as another user) and setpriv"
+fi
+check "not-setuid" "hsspy is installed setuid or setgid" test ! -u "$HSSPY" -a ! -g "$HSSPY"

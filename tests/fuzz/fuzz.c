@@ -1,0 +1,287 @@
+/* fuzz - throw damaged memory at the stack walkers and damaged files at the
+ * raw-file reader, by the million, to show they never crash and never run
+ * long. Built with AddressSanitizer and UndefinedBehaviorSanitizer (make
+ * fuzz): any bad read, overflow or undefined behaviour aborts the run.
+ *
+ *   fuzz walk DIR N   captures saved by `hsspy record --save-captures DIR`
+ *                     (real targets); each iteration damages one (registers,
+ *                     stack and heap words: flipped bits, random words,
+ *                     pointers into other captured memory, valid info
+ *                     pointers in wrong places, short regions) and runs the
+ *                     C unwinder, the RTS reader and the STG walker on it
+ *   fuzz raw FILE N   a raw recording, truncated, bit-flipped, overwritten
+ *
+ * Prints "iterations N, max us M, mean us A" and exits 0 when done. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "haskell-stack/hs_sample.h"
+#include "out/raw.h"
+#include "sampler/capfile.h"
+#include "symbolizer/unwind.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct undo {
+    uint8_t *at;
+    uint64_t old;
+    size_t len;
+};
+
+/* Damage a capture in place, remembering how to undo it. */
+static int damage(struct capfile *c, struct undo *u, int max_undo, struct user_regs_struct *regs,
+                  const uint64_t *pool, size_t npool)
+{
+    int nu = 0;
+    struct memimg *m = &c->img;
+    int k = 1 + (int)(rnd() % 6);
+    for (int i = 0; i < k && nu < max_undo && m->n; i++) {
+        struct memimg_region *r = &m->reg[rnd() % m->n];
+        if (r->len < 8)
+            continue;
+        size_t off = (rnd() % (r->len - 7)) & ~(size_t)7;
+        uint8_t *at = m->buf + r->off + off;
+        uint64_t v;
+        u[nu] = (struct undo){at, 0, 8};
+        memcpy(&u[nu].old, at, 8);
+        nu++;
+        memcpy(&v, at, 8);
+        switch (rnd() % 6) {
+        case 0: v ^= 1ull << (rnd() % 64); break;
+        case 1: v = rnd(); break;
+        case 2: v = 0; break;
+        case 3: { /* a pointer into some captured memory */
+            struct memimg_region *o = &m->reg[rnd() % m->n];
+            v = o->addr + (o->len ? (rnd() % o->len) & ~7ull : 0);
+            break;
+        }
+        case 4: /* a real info pointer, somewhere it does not belong */
+            if (npool)
+                v = pool[rnd() % npool];
+            break;
+        default: v += (rnd() % 17) * 8 - 64; break;
+        }
+        memcpy(at, &v, 8);
+    }
+    /* Registers: now and then. */
+    switch (rnd() % 8) {
+    case 0: regs->rbp ^= 1ull << (rnd() % 48); break;
+    case 1: regs->rsp += (rnd() % 64) * 8 - 256; break;
+    case 2: regs->rip = npool ? pool[rnd() % npool] : rnd(); break;
+    case 3: regs->fs_base ^= 1ull << (rnd() % 16); break;
+    case 4: regs->rbp = rnd(); break;
+    default: break;
+    }
+    return nu;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int fuzz_walk(const char *dir, long iterations)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char *names[512];
+    size_t nn = 0;
+    struct capfile caps[512];
+    size_t nc = 0;
+
+    if (!d) {
+        perror(dir);
+        return 2;
+    }
+    while ((e = readdir(d)) && nn < 512)
+        if (strncmp(e->d_name, "cap-", 4) == 0 && (names[nn] = strdup(e->d_name)))
+            nn++;
+    closedir(d);
+    qsort(names, nn, sizeof *names, cmp_name);
+    for (size_t i = 0; i < nn; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (capfile__read(path, &caps[nc]) == 0)
+            nc++;
+        free(names[i]);
+    }
+    if (!nc) {
+        fprintf(stderr, "fuzz: no captures in %s\n", dir);
+        return 2;
+    }
+
+    struct modset ms;
+    size_t changed;
+    struct rts rts;
+    struct unwinder uw;
+    /* The module list grows while a program starts: the capture that saw
+     * the most modules knows them all. */
+    size_t best = 0;
+    for (size_t i = 1; i < nc; i++)
+        if (caps[i].nmods > caps[best].nmods)
+            best = i;
+    if (modset__init_saved(&ms, caps[best].mods, caps[best].nmods, &changed) < 0 || !ms.main) {
+        fprintf(stderr, "fuzz: cannot open the captured program's files\n");
+        return 2;
+    }
+    rts__attach(&rts, &ms, 0);
+    if (rts.ghc && rts.L) {
+        /* No process to validate against: the captures came from a
+         * validated recording. */
+        rts.pending = false;
+        rts.usable = true;
+        rts.task_checked = true;
+    }
+    unwind__init(&uw, &ms, 0);
+    uw.ghc = rts.ghc;
+
+    /* Info pointers that really are frames in these captures: the most
+     * dangerous kind of garbage is the plausible kind. */
+    uint64_t pool[4096];
+    size_t npool = 0;
+    for (size_t i = 0; i < nc && npool < 4096; i++)
+        for (size_t r = 0; r < caps[i].img.n && npool < 4096; r++)
+            for (size_t o = 0; o + 8 <= caps[i].img.reg[r].len && npool < 4096; o += 8) {
+                uint64_t w;
+                memcpy(&w, caps[i].img.buf + caps[i].img.reg[r].off + o, 8);
+                struct module *m = modset__find(&ms, w);
+                if (m && m->is_haskell && (rnd() % 16) == 0)
+                    pool[npool++] = w;
+            }
+
+    static struct raw_frame frames[MAX_FRAMES];
+    uint64_t max_ns = 0, total_ns = 0, total_frames = 0;
+    for (long it = 0; it < iterations; it++) {
+        struct capfile *c = &caps[(size_t)it % nc];
+        struct undo u[16];
+        struct user_regs_struct regs = c->regs;
+        int nu = it % 8 == 0 ? 0 : damage(c, u, 16, &regs, pool, npool);
+        struct thread_capture tc = {.tid = c->tid, .state = c->state, .regs = regs};
+        uint64_t t0 = now_ns();
+        int n;
+        if (rts.usable) {
+            struct hs_sample hs;
+            hs_sample__build(&rts, &uw, &tc, c->comm, &c->img, frames, MAX_FRAMES, &hs);
+            n = hs.n;
+        } else {
+            struct unwind_result ur;
+            unwind__stack(&uw, &regs, &c->img, frames, MAX_FRAMES, &ur);
+            n = ur.n;
+        }
+        uint64_t dt = now_ns() - t0;
+        if (n < 0 || n > MAX_FRAMES) {
+            fprintf(stderr, "fuzz: %d frames at iteration %ld\n", n, it);
+            return 1;
+        }
+        for (int f = 0; f < n; f++)
+            if (frames[f].kind >= FK__COUNT) {
+                fprintf(stderr, "fuzz: frame kind %u at iteration %ld\n", frames[f].kind, it);
+                return 1;
+            }
+        total_frames += (uint64_t)n;
+        total_ns += dt;
+        if (dt > max_ns)
+            max_ns = dt;
+        while (nu-- > 0)
+            memcpy(u[nu].at, &u[nu].old, u[nu].len);
+    }
+    printf("walk: %zu captures (%s), iterations %ld, max us %.0f, mean us %.1f, frames/walk "
+           "%.1f\n",
+           nc, rts.usable ? "GHC" : "C", iterations, (double)max_ns / 1e3,
+           (double)total_ns / 1e3 / (double)iterations,
+           (double)total_frames / (double)iterations);
+    unwind__free(&uw);
+    rts__free(&rts);
+    modset__free(&ms);
+    for (size_t i = 0; i < nc; i++)
+        capfile__free(&caps[i]);
+    return 0;
+}
+
+static int fuzz_raw(const char *file, long iterations)
+{
+    FILE *f = fopen(file, "rb");
+    static uint8_t good[64 << 20];
+    size_t len;
+    uint64_t max_ns = 0;
+    long accepted = 0;
+
+    if (!f) {
+        perror(file);
+        return 2;
+    }
+    len = fread(good, 1, sizeof good, f);
+    fclose(f);
+    if (len < 16)
+        return 2;
+    for (long it = 0; it < iterations; it++) {
+        size_t n = len;
+        uint8_t *m = malloc(len + 64);
+        memcpy(m, good, len);
+        switch (rnd() % 4) {
+        case 0: n = (size_t)(rnd() % len); break;
+        case 1:
+            for (int k = 0; k < 1 + (int)(rnd() % 4); k++)
+                m[rnd() % len] ^= (uint8_t)(1u << (rnd() % 8));
+            break;
+        case 2: {
+            size_t at = (size_t)(rnd() % (len - 4));
+            uint32_t v = rnd() % 3 ? (uint32_t)(rnd() % 100000) : 0xffffffffu;
+            memcpy(m + at, &v, 4);
+            break;
+        }
+        default:
+            for (size_t k = (size_t)(rnd() % len), e2 = k + rnd() % 64; k < e2 && k < len; k++)
+                m[k] = (uint8_t)rnd();
+        }
+        uint8_t *exact = malloc(n ? n : 1);
+        memcpy(exact, m, n);
+        struct profile p;
+        char err[256];
+        uint64_t t0 = now_ns();
+        if (raw__parse(exact, n, &p, err, sizeof err) == 0) {
+            accepted++;
+            profile__free(&p);
+        }
+        uint64_t dt = now_ns() - t0;
+        if (dt > max_ns)
+            max_ns = dt;
+        free(exact);
+        free(m);
+    }
+    printf("raw: iterations %ld, accepted %ld, max us %.0f\n", iterations, accepted,
+           (double)max_ns / 1e3);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: fuzz walk DIR N | fuzz raw FILE N\n");
+        return 2;
+    }
+    long n = atol(argv[3]);
+    if (strcmp(argv[1], "walk") == 0)
+        return fuzz_walk(argv[2], n);
+    if (strcmp(argv[1], "raw") == 0)
+        return fuzz_raw(argv[2], n);
+    return 2;
+}

@@ -1,0 +1,69 @@
+/* lifecycle - a target that forks and execs while it is profiled.
+ *
+ *   lifecycle fork SECONDS   spin, forking a short-lived child every 50 ms;
+ *                            prints "children N" and exits 0 when all were
+ *                            reaped with status 0
+ *   lifecycle exec SECONDS   spin half the time, then exec itself as
+ *                            "lifecycle spin SECONDS/2", which prints
+ *                            "after exec" and exits 0
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static void spin_until(double until)
+{
+    while (now() < until)
+        for (int i = 0; i < 10000; i++)
+            sink += (unsigned long)i;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    double secs = atof(argv[2]);
+    if (strcmp(argv[1], "fork") == 0) {
+        double end = now() + secs;
+        int children = 0, bad = 0;
+        while (now() < end) {
+            pid_t c = fork();
+            if (c == 0) {
+                spin_until(now() + 0.01);
+                _exit(0);
+            }
+            children++;
+            spin_until(now() + 0.05);
+            int st;
+            if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                bad++;
+        }
+        printf("children %d bad %d\n", children, bad);
+        return bad != 0;
+    }
+    if (strcmp(argv[1], "exec") == 0) {
+        char half[32];
+        spin_until(now() + secs / 2);
+        snprintf(half, sizeof half, "%g", secs / 2);
+        execl("/proc/self/exe", argv[0], "spin", half, (char *)NULL);
+        return 3;
+    }
+    if (strcmp(argv[1], "spin") == 0) {
+        spin_until(now() + secs);
+        printf("after exec\n");
+        return 0;
+    }
+    return 2;
+}
