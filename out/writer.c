@@ -7,11 +7,13 @@
 extern const struct writer writer_folded;
 extern const struct writer writer_report;
 extern const struct writer writer_dump;
+extern const struct writer writer_svg;
 
 static const struct writer *const all[] = {
     &writer_folded,
     &writer_report,
     &writer_dump,
+    &writer_svg,
     NULL,
 };
 
