@@ -8,12 +8,14 @@ extern const struct writer writer_folded;
 extern const struct writer writer_report;
 extern const struct writer writer_dump;
 extern const struct writer writer_raw;
+extern const struct writer writer_svg;
 
 static const struct writer *const all[] = {
     &writer_folded,
     &writer_report,
     &writer_dump,
     &writer_raw,
+    &writer_svg,
     NULL,
 };
 

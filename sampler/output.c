@@ -7,17 +7,21 @@
 
 #include "sampler/log.h"
 
+bool output__refused(const char *path, const struct writer *w)
+{
+    if (w->text || (path && strcmp(path, "-") != 0) || !isatty(STDOUT_FILENO))
+        return false;
+    log__error("the %s format is not for a terminal: write it to a file with -o FILE (or "
+               "redirect standard output)",
+               w->name);
+    return true;
+}
+
 FILE *output__open(const char *path, const struct writer *w)
 {
     FILE *f;
-    if (!path || strcmp(path, "-") == 0) {
-        if (!w->text && isatty(STDOUT_FILENO)) {
-            log__error("the %s format is binary: give -o FILE or redirect standard output",
-                       w->name);
-            return NULL;
-        }
-        return stdout;
-    }
+    if (!path || strcmp(path, "-") == 0)
+        return output__refused(path, w) ? NULL : stdout;
     f = fopen(path, "we");
     if (!f)
         log__error("cannot write %s: %s", path, strerror(errno));

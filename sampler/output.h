@@ -2,12 +2,17 @@
 #ifndef HSSPY_OUTPUT_H
 #define HSSPY_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "out/writer.h"
 
-/* Open path for w (NULL or "-": standard output). A binary format is not
- * written to a terminal. Logs one line and returns NULL on failure. */
+/* Would w go to a terminal (path NULL or "-", standard output a terminal)
+ * while it is not text (raw, svg, pprof)? Then logs one line saying so. */
+bool output__refused(const char *path, const struct writer *w);
+
+/* Open path for w (NULL or "-": standard output). Logs one line and returns
+ * NULL on failure (including output__refused). */
 FILE *output__open(const char *path, const struct writer *w);
 
 /* Close unless it is standard output. */

@@ -389,6 +389,10 @@ int record__run(const struct record_opts *o)
         log__error("unknown format '%s' (see hsspy record --help)", o->format);
         return 2;
     }
+    /* A binary format would flood a terminal: refuse before touching the
+     * target. */
+    if (output__refused(o->output, w))
+        return 2;
     rng_state = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
     if (!(out = output__open(o->output, w)))
         return 1;

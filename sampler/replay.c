@@ -30,6 +30,8 @@ int replay__run(const struct replay_opts *o)
         log__error("unknown format '%s' (see hsspy report --help)", o->format);
         return 2;
     }
+    if (output__refused(o->output, w))
+        return 2;
     if (raw__read(o->input, &p, err, sizeof err) < 0) {
         log__error("cannot read %s: %s", o->input, err);
         return 1;

@@ -49,7 +49,7 @@ check "not-raw-refused" "stderr: $(cat "$T/err")" grep -q "not an hsspy raw file
 if command -v script >/dev/null; then
     script -qec "'$HSSPY' record -F 99 -d 0.3 -f raw -- '$W/chains' 0.5" /dev/null >"$T/tty.out" 2>&1
     check "binary-not-to-terminal" "$(tr -d '\r' <"$T/tty.out" | head -c 300)" \
-        grep -q "the raw format is binary: give -o FILE" "$T/tty.out"
+        grep -q "the raw format is not for a terminal: write it to a file with -o FILE" "$T/tty.out"
     script -qec "'$HSSPY' record -F 99 -d 0.8 -o '$T/p.folded' -- '$W/chains' 1" /dev/null >"$T/tty.out" 2>&1
     check "progress-line" "no progress line on the terminal: $(tr -d '\r' <"$T/tty.out" | head -c 300)" \
         grep -Eq 'hsspy: [0-9]+ samples, [0-9.]+ s, [0-9.]+ Hz' "$T/tty.out"
