@@ -86,6 +86,7 @@ struct profile {
     uint64_t repeated;     /* samples of threads that had not run: not stopped */
     uint64_t soft;         /* samples of threads blocked in epoll_wait & co: not stopped */
     uint64_t late;         /* threads that stopped after their tick, captured then */
+    uint64_t restarted;    /* calls a stop broke with EINTR, restarted by hsspy */
     uint64_t self_cpu_ns;  /* CPU time hsspy itself used while recording */
     unsigned long signals_forwarded, live_reads;
 

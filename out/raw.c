@@ -113,6 +113,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->live_reads);
     put_u64(&s, p->soft);
     put_u64(&s, p->late);
+    put_u64(&s, p->restarted);
     section(f, &all, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -339,6 +340,7 @@ static void read_meta(struct cur *c, struct profile *p)
     p->live_reads = get_u64(c, "a counter");
     p->soft = get_u64(c, "a counter");
     p->late = get_u64(c, "a counter");
+    p->restarted = get_u64(c, "a counter");
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

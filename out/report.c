@@ -51,6 +51,9 @@ static void header(const struct profile *p, FILE *f)
         fprintf(f, "  blocked:   %" PRIu64 " samples of threads in epoll_wait, semop or "
                    "sigtimedwait were taken without stopping them (a stop would make those "
                    "calls fail with EINTR)\n", p->soft);
+    if (p->restarted)
+        fprintf(f, "  restarted: %" PRIu64 " calls a stop interrupted (EINTR from epoll_wait and "
+                   "the like) were restarted, unseen by the program\n", p->restarted);
     if (p->late)
         fprintf(f, "  late:      %" PRIu64 " threads stopped after their tick (waiting for a "
                    "CPU) and were sampled then\n", p->late);

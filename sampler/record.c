@@ -220,17 +220,18 @@ static void capture_rts(struct recorder *r, struct thread_capture *tc)
 /* Called while one thread is stopped: capture it; the tracee resumes it
  * right after (also for a thread that stops after its tick was over: it was
  * waiting for a CPU, so its stack is still the one it had then). */
-static void on_stop(void *arg, struct tthread *th)
+static const struct user_regs_struct *on_stop(void *arg, struct tthread *th)
 {
     struct recorder *r = arg;
     capture__thread(&r->cap, r->t.pid, th);
     if (r->cap.n == 0 || r->cap.th[r->cap.n - 1].tid != th->tid)
-        return;
+        return NULL;
     struct thread_capture *tc = &r->cap.th[r->cap.n - 1];
     if (!tc->err)
         th->fs_base = tc->regs.fs_base; /* for samples taken without a stop */
     capture_rts(r, tc);
     tc->t_resume_ns = tracee__now_ns();
+    return tc->err ? NULL : &tc->regs;
 }
 
 /* --save-captures: keep up to 200 raw captures as the walkers see them. */
@@ -465,6 +466,7 @@ int record__run(const struct record_opts *o)
     r.p.lost_threads = r.t.st.lost;
     r.p.soft = r.t.st.soft_samples;
     r.p.late = r.t.st.late_stops;
+    r.p.restarted = r.t.st.restarted;
     r.p.exited = r.t.exited;
     r.p.exit_status = r.t.exit_status;
     r.p.signals_forwarded = r.t.st.signals_forwarded;

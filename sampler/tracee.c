@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -108,6 +109,43 @@ static void resume(struct tracee *t, struct tthread *th)
     th->run = TT_RUNNING;
 }
 
+/* Is a signal pending (and not blocked) for the thread? Then it, not our
+ * stop, may have interrupted the call. */
+static bool signal_pending(pid_t pid, pid_t tid)
+{
+    char path[96], buf[4096];
+    unsigned long long pnd = 0, shd = 0, blk = 0;
+    const char *p;
+    snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
+    if (proc__read(path, buf, sizeof buf) <= 0)
+        return true; /* cannot tell: do not touch it */
+    if ((p = strstr(buf, "\nSigPnd:")))
+        pnd = strtoull(p + 8, NULL, 16);
+    if ((p = strstr(buf, "\nShdPnd:")))
+        shd = strtoull(p + 8, NULL, 16);
+    if ((p = strstr(buf, "\nSigBlk:")))
+        blk = strtoull(p + 8, NULL, 16);
+    return ((pnd | shd) & ~blk) != 0;
+}
+
+/* A thread that entered epoll_wait (or semop, sigtimedwait) between our
+ * look at /proc and our interrupt had that call fail with EINTR because of
+ * the stop, not because of any signal. Undo it the way the kernel restarts
+ * a call: back to the syscall instruction with the call number in rax. */
+static void restart_broken_call(struct tracee *t, struct tthread *th,
+                                const struct user_regs_struct *regs)
+{
+    struct user_regs_struct r;
+    if (!regs || (long long)regs->rax != -EINTR || !proc__syscall_breaks_on_stop((long)regs->orig_rax) ||
+        th->pending_sig || signal_pending(t->pid, th->tid))
+        return;
+    r = *regs;
+    r.rax = r.orig_rax;
+    r.rip -= 2; /* the length of `syscall` */
+    if (ptrace(PTRACE_SETREGS, th->tid, 0, &r) == 0)
+        t->st.restarted++;
+}
+
 /* A thread we interrupted has stopped: capture it now, then let it go. */
 static void held(struct tracee *t, struct tthread *th)
 {
@@ -117,7 +155,7 @@ static void held(struct tracee *t, struct tthread *th)
         return; /* held until the caller resumes it */
     if (!t->collecting)
         t->st.late_stops++;
-    t->on_stop(t->stop_arg, th);
+    restart_broken_call(t, th, t->on_stop(t->stop_arg, th));
     th->owed = 0;
     resume(t, th);
 }

@@ -70,13 +70,16 @@ struct tracee_stats {
     unsigned long late_stops;   /* stopped after its tick was over: captured then */
     unsigned long lost;         /* interrupted, but exited before it stopped */
     unsigned long soft_samples; /* sampled without a stop (see tthread.soft) */
+    unsigned long restarted;    /* calls our stop broke (EINTR), restarted */
     unsigned long ptrace_errors;
 };
 
 /* Called for each interrupted thread as soon as it has stopped; it is
- * resumed (its pending signal re-injected) right after the call returns. */
+ * resumed (its pending signal re-injected) right after the call returns.
+ * Returns the thread's registers if it read them (NULL otherwise). */
 struct tthread;
-typedef void (*tracee_stop_fn)(void *arg, struct tthread *th);
+struct user_regs_struct;
+typedef const struct user_regs_struct *(*tracee_stop_fn)(void *arg, struct tthread *th);
 
 struct tracee {
     pid_t pid;
