@@ -316,7 +316,8 @@ static void row(FILE *f, const char *open, const char *quoted, int col, uint64_t
 }
 
 /* A key of a property list, padded so the values line up. */
-__attribute__((format(printf, 5, 6))) static void prop(FILE *f, bool first, const char *key, bool last, const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static void prop(FILE *f, bool first, const char *key,
+                                                       bool last, const char *fmt, ...)
 {
     va_list ap;
     fprintf(f, "%s{%s,%*s", first ? " [" : "  ", key, 18 - (int)strlen(key), "");

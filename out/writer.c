@@ -7,12 +7,14 @@
 extern const struct writer writer_folded;
 extern const struct writer writer_report;
 extern const struct writer writer_calls;
+extern const struct writer writer_trace;
 extern const struct writer writer_dump;
 
 static const struct writer *const all[] = {
     &writer_folded,
     &writer_report,
     &writer_calls,
+    &writer_trace,
     &writer_dump,
     NULL,
 };

@@ -1,6 +1,7 @@
 /* The profile store and the writers, on hand-built profiles: exact folded
  * text, interning, --threads roots, tag frames, idle filtering; the calls
- * analysis's exact counts (recursion, pseudo-functions, --sort). */
+ * analysis's exact counts (recursion, pseudo-functions, --sort); the
+ * trace's merged, nested intervals. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,6 +415,131 @@ TEST(calls_threads_idle_and_header)
                     "  {errors,            3},\n"
                     "  {error_kinds,       [{\"C unwind failed\", 3}]},\n"));
     CHECK(strstr(s, "  {samples,           14},\n  {samples_shown,     14}]}.\n"));
+    free(s);
+    profile__free(&p);
+}
+
+/* For texts too long for CHECK_EQ_STR's message: where they first differ. */
+#define CHECK_TEXT(got, want)                                                                 \
+    do {                                                                                      \
+        const char *g_ = (got), *w_ = (want);                                                 \
+        size_t i_ = 0;                                                                        \
+        if (!g_)                                                                              \
+            UNIT_FAIL("%s is NULL", #got);                                                    \
+        while (g_[i_] && g_[i_] == w_[i_])                                                    \
+            i_++;                                                                             \
+        if (g_[i_] != w_[i_])                                                                 \
+            UNIT_FAIL("%s differs at byte %zu: \"%.80s\", expected \"%.80s\"", #got, i_,       \
+                      g_ + i_, w_ + i_);                                                      \
+    } while (0)
+
+/* One sample at a given time (ns), frames named by index as above. */
+static void add_at(struct profile *p, int thread, const int *addrs, int n, int tag, bool idle,
+                   uint64_t t_ns)
+{
+    struct raw_frame f[16];
+    for (int i = 0; i < n; i++)
+        f[i] = (struct raw_frame){(uint64_t)addrs[i], FK_RET, 0};
+    int64_t st = profile__stack(p, f, n);
+    profile__add(p, &(struct prof_sample){.t_ns = t_ns, .thread = (uint32_t)thread,
+                                          .stack = (uint32_t)st, .tag = (uint8_t)tag,
+                                          .state = idle ? 'S' : 'R',
+                                          .flags = idle ? SAMPLE_IDLE : 0, .cap = -1});
+}
+
+#define MS 1000000ull
+
+/* 100 Hz, ticks at 0, 10, 20, 30, 60, 70 and 80.0005 ms (40 and 50 were
+ * missed). The main thread: a, a, b under [haskell];main, then c in an
+ * unsafe call across the missed ticks, an idle sample, then a again. A
+ * second thread in [rts] whose stop timed out at 20, and a third that is
+ * only ever idle. */
+static void trace_profile(struct profile *p)
+{
+    profile__init(p);
+    p->pid = 42;
+    strcpy(p->cmdline, "./prog x");
+    p->rate_hz = 100;
+    p->duration_ns = 70 * MS;
+    p->ticks = 7;
+    p->missed_ticks = 2;
+    p->lost_threads = 1;
+    strcpy(p->ghc_version, "9.0.2");
+    int t0 = profile__thread(p, 100, "prog");
+    int t1 = profile__thread(p, 101, "prog-w");
+    int t2 = profile__thread(p, 102, "prog-io");
+    strcpy(p->threads[t0].role, "capability 0");
+    add_at(p, t0, (int[]){0, 1}, 2, TAG_HASKELL, false, 0);
+    add_at(p, t1, (int[]){4}, 1, TAG_RTS, false, 0);
+    add_at(p, t2, (int[]){5}, 1, TAG_IDLE, true, 0);
+    add_at(p, t0, (int[]){0, 1}, 2, TAG_HASKELL, false, 10 * MS);
+    add_at(p, t1, (int[]){4}, 1, TAG_RTS, false, 10 * MS);
+    add_at(p, t0, (int[]){2, 1}, 2, TAG_HASKELL, false, 20 * MS);
+    add_at(p, t0, (int[]){3, 1}, 2, TAG_UNSAFE_FFI, false, 30 * MS);
+    add_at(p, t1, (int[]){4}, 1, TAG_RTS, false, 30 * MS);
+    add_at(p, t0, (int[]){3, 1}, 2, TAG_UNSAFE_FFI, false, 60 * MS);
+    add_at(p, t0, (int[]){5, 1}, 2, TAG_IDLE, true, 70 * MS);
+    add_at(p, t0, (int[]){0, 1}, 2, TAG_HASKELL, false, 80 * MS + 500);
+    name_frames(p, (const char *const[]){"a\"\\\xce\xbb\xff", "main", "b", "c", "x", "poll"});
+}
+
+TEST(trace_merges_and_nests)
+{
+    struct profile p;
+    trace_profile(&p);
+    char *s = render(&p, "trace", (struct out_opts){false, false, OUT_SORT_ACC});
+    /* Parents before children; a and a merge, b splits only the leaf; a
+     * tag change, a hidden idle sample or a tick without the thread closes
+     * everything, missed ticks do not. The name is escaped and its
+     * invalid byte replaced. */
+    CHECK_TEXT(s,
+        "{\"traceEvents\":[\n"
+        "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":42,\"tid\":42,\"args\":{\"name\":\"./prog x\"}},\n"
+        "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":42,\"tid\":100,\"args\":{\"name\":\"tid 100 prog (capability 0)\"}},\n"
+        "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":42,\"tid\":100,\"args\":{\"sort_index\":0}},\n"
+        "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":42,\"tid\":101,\"args\":{\"name\":\"tid 101 prog-w\"}},\n"
+        "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":42,\"tid\":101,\"args\":{\"sort_index\":1}},\n"
+        "{\"name\":\"[haskell]\",\"cat\":\"haskell\",\"cname\":\"thread_state_running\",\"ph\":\"X\",\"ts\":0,\"dur\":30000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"main\",\"cat\":\"haskell\",\"ph\":\"X\",\"ts\":0,\"dur\":30000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"a\\\"\\\\\xce\xbb\\ufffd\",\"cat\":\"haskell\",\"ph\":\"X\",\"ts\":0,\"dur\":20000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"b\",\"cat\":\"haskell\",\"ph\":\"X\",\"ts\":20000,\"dur\":10000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"[unsafe-ffi]\",\"cat\":\"unsafe-ffi\",\"cname\":\"thread_state_runnable\",\"ph\":\"X\",\"ts\":30000,\"dur\":40000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"main\",\"cat\":\"unsafe-ffi\",\"ph\":\"X\",\"ts\":30000,\"dur\":40000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"c\",\"cat\":\"unsafe-ffi\",\"ph\":\"X\",\"ts\":30000,\"dur\":40000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"[haskell]\",\"cat\":\"haskell\",\"cname\":\"thread_state_running\",\"ph\":\"X\",\"ts\":80000.500,\"dur\":10000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"main\",\"cat\":\"haskell\",\"ph\":\"X\",\"ts\":80000.500,\"dur\":10000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"a\\\"\\\\\xce\xbb\\ufffd\",\"cat\":\"haskell\",\"ph\":\"X\",\"ts\":80000.500,\"dur\":10000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"[rts]\",\"cat\":\"rts\",\"cname\":\"generic_work\",\"ph\":\"X\",\"ts\":0,\"dur\":20000,\"pid\":42,\"tid\":101},\n"
+        "{\"name\":\"x\",\"cat\":\"rts\",\"ph\":\"X\",\"ts\":0,\"dur\":20000,\"pid\":42,\"tid\":101},\n"
+        "{\"name\":\"[rts]\",\"cat\":\"rts\",\"cname\":\"generic_work\",\"ph\":\"X\",\"ts\":30000,\"dur\":30000,\"pid\":42,\"tid\":101},\n"
+        "{\"name\":\"x\",\"cat\":\"rts\",\"ph\":\"X\",\"ts\":30000,\"dur\":30000,\"pid\":42,\"tid\":101}\n"
+        "],\n"
+        "\"displayTimeUnit\":\"ms\",\n"
+        "\"otherData\":{\"tool\":\"hsspy\",\"command\":\"./prog x\",\"pid\":42,\"runtime\":\"GHC 9.0.2\","
+        "\"start_unix_ns\":0,\"duration_s\":0.070,\"rate_asked_hz\":100.0,\"rate_achieved_hz\":100.0,"
+        "\"sample_period_us\":10000.0,\"ticks\":7,\"missed_ticks\":2,\"pause_mean_us\":0.0,"
+        "\"pause_max_us\":0.0,\"errors\":0,\"error_kinds\":{},\"lost_threads\":1,\"samples\":11,"
+        "\"samples_shown\":9,\"events\":14}}\n");
+
+    /* Threads are tracks already: --threads adds no root frame. */
+    char *t = render(&p, "trace", (struct out_opts){true, false, OUT_SORT_ACC});
+    CHECK_TEXT(t, s);
+    free(t);
+    free(s);
+
+    /* With --idle the idle sample is shown, up to the next tick, and the
+     * idle-only thread gets its track. */
+    s = render(&p, "trace", (struct out_opts){false, true, OUT_SORT_ACC});
+    CHECK(strstr(s, "{\"name\":\"c\",\"cat\":\"unsafe-ffi\",\"ph\":\"X\",\"ts\":30000,"
+                    "\"dur\":40000,\"pid\":42,\"tid\":100},\n"));
+    CHECK(strstr(s, "{\"name\":\"[idle]\",\"cat\":\"idle\",\"cname\":\"thread_state_sleeping\","
+                    "\"ph\":\"X\",\"ts\":70000,\"dur\":10000.500,\"pid\":42,\"tid\":100},\n"));
+    CHECK(strstr(s, "{\"name\":\"poll\",\"cat\":\"idle\",\"ph\":\"X\",\"ts\":70000,"
+                    "\"dur\":10000.500,\"pid\":42,\"tid\":100},\n"));
+    CHECK(strstr(s, "\"args\":{\"name\":\"tid 102 prog-io\"}}"));
+    CHECK(strstr(s, "{\"name\":\"poll\",\"cat\":\"idle\",\"ph\":\"X\",\"ts\":0,"
+                    "\"dur\":10000,\"pid\":42,\"tid\":102}"));
+    CHECK(strstr(s, "\"samples_shown\":11,\"events\":19}}\n"));
     free(s);
     profile__free(&p);
 }
