@@ -3,7 +3,9 @@
 # those missing (no apt-get at all when everything is there).
 set -eu
 
-PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev ghc ghc-prof gdb procps bc util-linux"
+# python3: tests/functional/c_trace.sh reads -f trace's JSON with a real parser.
+PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev ghc ghc-prof gdb procps bc util-linux
+      python3"
 
 missing=""
 for p in $PKGS; do
