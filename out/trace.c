@@ -3,12 +3,13 @@
  * one track per OS thread, its samples turned into nested complete events
  * ("ph":"X"), one per frame level, the tag outermost.
  *
- * A sample stands for the interval from its tick to the next tick hsspy
- * took (of any thread; one period, 1/rate, after the last), as a CPU
- * profile's sample stands for the time to the next one: ticks hsspy missed
- * while it ran late leave no hole, but a tick that took other threads and
- * not this one (a thread stop that timed out, an idle sample not shown)
- * ends its interval. A frame that
+ * A sample stands for the interval from its tick to the thread's next
+ * sample, shown or not (its last one: to the next tick of any thread, or one
+ * period, 1/rate), as a CPU profile's sample stands for the time to the
+ * next one: ticks hsspy missed while it ran late, or where the thread's
+ * stop timed out, leave no hole; an idle sample not shown does. The longest
+ * such interval goes in the metadata: it is how far off a phase's start or
+ * end can be. A frame that
  * stays at the same depth under the same frames from one sample to the next
  * is one event, not one per sample: consecutive identical stacks merge
  * whole, and a long phase is one event however long the recording, which
@@ -129,12 +130,12 @@ static const char *tag_cname(int tag)
 /* One thread's samples (indices into p->samples, in time order) into
  * events; ticks are all the ticks' times, in order. The open frames are
  * those of the previous sample, still running until a sample shows
- * something else at their depth or a gap comes. */
+ * something else at their depth or a gap comes. *longest grows to the
+ * longest interval a shown sample stands for. */
 static int thread_events(const struct profile *p, const struct out_opts *o, const uint32_t *idx,
                          size_t n, const uint64_t *ticks, size_t nticks, uint64_t period,
-                         struct evs *out)
+                         struct evs *out, uint64_t *longest)
 {
-    size_t tick = 0; /* the first tick after the current sample's */
     struct ev stk[MAX_FRAMES + 4];
     const char *names[MAX_FRAMES + 4];
     char scratch[128];
@@ -156,10 +157,22 @@ static int thread_events(const struct profile *p, const struct out_opts *o, cons
             CLOSE_TO(0, end);
             continue;
         }
-        uint64_t t = s->t_ns;
-        while (tick < nticks && ticks[tick] <= t)
-            tick++;
-        uint64_t t_end = tick < nticks ? ticks[tick] : t + period;
+        uint64_t t = s->t_ns, t_end;
+        if (i + 1 < n && p->samples[idx[i + 1]].t_ns > t) {
+            t_end = p->samples[idx[i + 1]].t_ns;
+        } else { /* the first tick after t, by bisection */
+            size_t lo = 0, hi = nticks;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (ticks[mid] <= t)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            t_end = lo < nticks ? ticks[lo] : t + period;
+        }
+        if (t_end - t > *longest)
+            *longest = t_end - t;
         if (nopen && t != end)
             CLOSE_TO(0, end);
         int first, m = out__path(p, s, o, names, MAX_FRAMES + 4, scratch, &first);
@@ -201,7 +214,7 @@ static void meta(FILE *f, bool *first, const char *what, int pid, int tid, const
 
 /* The sampling's health, for the viewer's metadata dialog and for scripts. */
 static void other_data(const struct profile *p, uint64_t shown, uint64_t events, uint64_t period,
-                       FILE *f)
+                       uint64_t longest, FILE *f)
 {
     uint64_t errors = 0;
     for (int e = 1; e < WE__COUNT; e++)
@@ -216,11 +229,12 @@ static void other_data(const struct profile *p, uint64_t shown, uint64_t events,
         fprintf(f, ",\"killed_by_signal\":%d", WTERMSIG(p->exit_status));
     fprintf(f,
             ",\"start_unix_ns\":%" PRIu64 ",\"duration_s\":%.3f,\"rate_asked_hz\":%.1f"
-            ",\"rate_achieved_hz\":%.1f,\"sample_period_us\":%.1f,\"ticks\":%" PRIu64
+            ",\"rate_achieved_hz\":%.1f,\"sample_period_us\":%.1f,\"longest_sample_us\":%.1f"
+            ",\"ticks\":%" PRIu64
             ",\"missed_ticks\":%" PRIu64 ",\"pause_mean_us\":%.1f,\"pause_max_us\":%.1f"
             ",\"errors\":%" PRIu64 ",\"error_kinds\":{",
             p->start_wall_ns, (double)p->duration_ns / 1e9, p->rate_hz, profile__achieved_hz(p),
-            (double)period / 1e3, p->ticks, p->missed_ticks,
+            (double)period / 1e3, (double)longest / 1e3, p->ticks, p->missed_ticks,
             p->pause.n ? (double)p->pause.sum_ns / (double)p->pause.n / 1e3 : 0.0,
             (double)p->pause.max_ns / 1e3, errors);
     for (int e = 1, any = 0; e < WE__COUNT; e++)
@@ -262,7 +276,7 @@ static int write_trace(const struct profile *p, const struct out_opts *o, FILE *
     size_t *fill = calloc(p->nthreads + 1, sizeof *fill);
     uint64_t *shown = calloc(p->nthreads + 1, sizeof *shown);
     struct evs ev = {0};
-    uint64_t events = 0;
+    uint64_t events = 0, longest = 0;
     int r = -1;
 
     /* Each thread is its own track: a root frame naming it again would
@@ -313,7 +327,7 @@ static int write_trace(const struct profile *p, const struct out_opts *o, FILE *
     for (size_t t = 0; t < p->nthreads; t++) {
         ev.n = 0;
         if (thread_events(p, &no_root, idx + off[t], off[t + 1] - off[t], ticks, nticks, period,
-                          &ev) < 0)
+                          &ev, &longest) < 0)
             goto out;
         qsort(ev.v, ev.n, sizeof *ev.v, cmp_ev);
         for (size_t i = 0; i < ev.n; i++)
@@ -321,7 +335,7 @@ static int write_trace(const struct profile *p, const struct out_opts *o, FILE *
         events += ev.n;
     }
     fputs("\n],\n\"displayTimeUnit\":\"ms\",\n", f);
-    other_data(p, shown[p->nthreads], events, period, f);
+    other_data(p, shown[p->nthreads], events, period, longest, f);
     fputs("}\n", f);
     r = 0;
 out:

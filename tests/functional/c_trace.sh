@@ -1,9 +1,15 @@
 # c_trace - -f trace on a one-thread C program that spends 0.5 s in
 # phase_a, then 0.5 s in phase_b: the file must be JSON a trace viewer
 # loads (the object format, metadata naming the thread), and show the two
-# phases one after the other, nested under main, each about as long as it
-# ran. The lengths come from the samples' timestamps in the file, so they
-# hold however loaded the machine is (ticks hsspy misses leave no hole).
+# phases one after the other, nested under main, each as long as it ran
+# (within 20%). The lengths in the file come from the samples' timestamps;
+# what they are compared with is how long each phase really ran by the
+# program's own clock (0.5 s, unless the machine is so busy that the
+# program was descheduled past its end). A sample stands until the next
+# one, so each end of a phase is known to within the interval a sample
+# stands for: the file's longest (otherData.longest_sample_us, one period
+# of 5 ms on a quiet machine, more where hsspy missed ticks on a machine
+# loaded far beyond its CPUs) is allowed on top, once per end.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -13,7 +19,7 @@ check_status "exit-status" $? "$T/phases.err"
 
 # The checks read the JSON with Python's own parser (tests/deps.sh installs
 # python3), strictly: NaN and Infinity are not JSON.
-python3 - "$T/phases.json" >"$T/results" 2>&1 <<'EOF'
+python3 - "$T/phases.json" "$T/phases.out" >"$T/results" 2>&1 <<'EOF'
 import json, re, sys
 
 def result(name, ok, why=""):
@@ -47,35 +53,62 @@ if len(mine) != 1:
 tid = mine[0]["tid"]
 xs = [e for e in evs if e.get("ph") == "X" and e.get("tid") == tid]
 
+# Times in whole nanoseconds: the file's microseconds have three decimals,
+# and float sums of them would differ in the last bit.
+def start(e):
+    return round(e["ts"] * 1000)
+def end(e):
+    return start(e) + round(e["dur"] * 1000)
+
 def of(name):
     return [e for e in xs if e["name"] == name]
 
+# The program's own account: "phase_a START END" in seconds.
+ran = {}
+for line in open(sys.argv[2]):
+    w = line.split()
+    if len(w) == 3 and w[0] in ("phase_a", "phase_b"):
+        ran[w[0]] = float(w[2]) - float(w[1])
 a, b, mains = of("phase_a"), of("phase_b"), of("main")
-dur_a = sum(e["dur"] for e in a) / 1e6
-dur_b = sum(e["dur"] for e in b) / 1e6
-result("phase-a-length", 0.4 <= dur_a <= 0.6, "phase_a lasts %.3f s in %d events" % (dur_a, len(a)))
-result("phase-b-length", 0.4 <= dur_b <= 0.6, "phase_b lasts %.3f s in %d events" % (dur_b, len(b)))
+step = other.get("longest_sample_us", 0) / 1e6
+for name, evs_ in (("phase_a", a), ("phase_b", b)):
+    got = sum(end(e) - start(e) for e in evs_) / 1e9
+    want = ran.get(name, 0.0)
+    result(name.replace("_", "-") + "-length", want > 0 and abs(got - want) <= 0.2 * want + 2 * step,
+           "%s lasts %.3f s in %d events; it ran %.3f s (longest sample %.3f s)"
+           % (name, got, len(evs_), want, step))
 if a and b:
-    end_a = max(e["ts"] + e["dur"] for e in a)
-    start_b = min(e["ts"] for e in b)
+    end_a = max(end(e) for e in a)
+    start_b = min(start(e) for e in b)
     result("phases-in-order", end_a <= start_b,
-           "phase_a ends at %.0f us, after phase_b starts at %.0f us" % (end_a, start_b))
+           "phase_a ends at %d ns, after phase_b starts at %d ns" % (end_a, start_b))
 else:
     result("phases-in-order", False, "no phase_a or no phase_b events")
 
-# Nesting, one event per frame level: each phase inside a main, each spin
-# inside a phase.
+# Events on a track nest or are apart, never overlap in part: what a
+# viewer needs to stack them.
+stack, bad = [], []
+for e in sorted(xs, key=lambda e: (start(e), -end(e))):
+    while stack and end(stack[-1]) <= start(e):
+        stack.pop()
+    if stack and end(e) > end(stack[-1]):
+        bad.append((stack[-1]["name"], e["name"], start(e)))
+    stack.append(e)
+result("well-nested", len(xs) > 0 and not bad, "%d events, partial overlaps: %s" % (len(xs), bad[:3]))
+
+# One event per frame level: each phase inside a main, each spin inside a
+# phase.
 def inside(e, outers):
-    return any(o["ts"] <= e["ts"] and e["ts"] + e["dur"] <= o["ts"] + o["dur"] for o in outers)
+    return any(start(o) <= start(e) and end(e) <= end(o) for o in outers)
 lost = [e["name"] for e in a + b if not inside(e, mains)]
-lost += ["spin@%.0f" % e["ts"] for e in of("spin") if not inside(e, a + b)]
+lost += ["spin@%d" % start(e) for e in of("spin") if not inside(e, a + b)]
 result("nested", a and b and of("spin") and not lost, "not inside their callers: %s" % lost[:5])
 
 # Consecutive samples merge: ~100 samples of phase_a are a few events (a
 # phase splits only where the unwind of one sample differs, or where a
 # thread stop timed out).
 shown = other.get("samples_shown", 0)
-result("merged", shown >= 30 and len(a) <= 10 and len(b) <= 10,
+result("merged", shown >= 10 and len(a) <= 10 and len(b) <= 10,
        "%d samples, %d phase_a and %d phase_b events" % (shown, len(a), len(b)))
 EOF
 rc=$?

@@ -452,8 +452,8 @@ static void add_at(struct profile *p, int thread, const int *addrs, int n, int t
 /* 100 Hz, ticks at 0, 10, 20, 30, 60, 70 and 80.0005 ms (40 and 50 were
  * missed). The main thread: a, a, b under [haskell];main, then c in an
  * unsafe call across the missed ticks, an idle sample, then a again. A
- * second thread in [rts] whose stop timed out at 20, and a third that is
- * only ever idle. */
+ * second thread in [rts] whose stop timed out at 20 and that is not seen
+ * after 30, and a third that is only ever idle. */
 static void trace_profile(struct profile *p)
 {
     profile__init(p);
@@ -489,9 +489,9 @@ TEST(trace_merges_and_nests)
     trace_profile(&p);
     char *s = render(&p, "trace", (struct out_opts){false, false, OUT_SORT_ACC});
     /* Parents before children; a and a merge, b splits only the leaf; a
-     * tag change, a hidden idle sample or a tick without the thread closes
-     * everything, missed ticks do not. The name is escaped and its
-     * invalid byte replaced. */
+     * tag change or a hidden idle sample closes everything, missed ticks
+     * and a timed-out stop do not (the longest sample: c's, across the
+     * missed ticks). The name is escaped and its invalid byte replaced. */
     CHECK_TEXT(s,
         "{\"traceEvents\":[\n"
         "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":42,\"tid\":42,\"args\":{\"name\":\"./prog x\"}},\n"
@@ -509,17 +509,15 @@ TEST(trace_merges_and_nests)
         "{\"name\":\"[haskell]\",\"cat\":\"haskell\",\"cname\":\"thread_state_running\",\"ph\":\"X\",\"ts\":80000.500,\"dur\":10000,\"pid\":42,\"tid\":100},\n"
         "{\"name\":\"main\",\"cat\":\"haskell\",\"ph\":\"X\",\"ts\":80000.500,\"dur\":10000,\"pid\":42,\"tid\":100},\n"
         "{\"name\":\"a\\\"\\\\\xce\xbb\\ufffd\",\"cat\":\"haskell\",\"ph\":\"X\",\"ts\":80000.500,\"dur\":10000,\"pid\":42,\"tid\":100},\n"
-        "{\"name\":\"[rts]\",\"cat\":\"rts\",\"cname\":\"generic_work\",\"ph\":\"X\",\"ts\":0,\"dur\":20000,\"pid\":42,\"tid\":101},\n"
-        "{\"name\":\"x\",\"cat\":\"rts\",\"ph\":\"X\",\"ts\":0,\"dur\":20000,\"pid\":42,\"tid\":101},\n"
-        "{\"name\":\"[rts]\",\"cat\":\"rts\",\"cname\":\"generic_work\",\"ph\":\"X\",\"ts\":30000,\"dur\":30000,\"pid\":42,\"tid\":101},\n"
-        "{\"name\":\"x\",\"cat\":\"rts\",\"ph\":\"X\",\"ts\":30000,\"dur\":30000,\"pid\":42,\"tid\":101}\n"
+        "{\"name\":\"[rts]\",\"cat\":\"rts\",\"cname\":\"generic_work\",\"ph\":\"X\",\"ts\":0,\"dur\":60000,\"pid\":42,\"tid\":101},\n"
+        "{\"name\":\"x\",\"cat\":\"rts\",\"ph\":\"X\",\"ts\":0,\"dur\":60000,\"pid\":42,\"tid\":101}\n"
         "],\n"
         "\"displayTimeUnit\":\"ms\",\n"
         "\"otherData\":{\"tool\":\"hsspy\",\"command\":\"./prog x\",\"pid\":42,\"runtime\":\"GHC 9.0.2\","
         "\"start_unix_ns\":0,\"duration_s\":0.070,\"rate_asked_hz\":100.0,\"rate_achieved_hz\":100.0,"
-        "\"sample_period_us\":10000.0,\"ticks\":7,\"missed_ticks\":2,\"pause_mean_us\":0.0,"
+        "\"sample_period_us\":10000.0,\"longest_sample_us\":30000.0,\"ticks\":7,\"missed_ticks\":2,\"pause_mean_us\":0.0,"
         "\"pause_max_us\":0.0,\"errors\":0,\"error_kinds\":{},\"lost_threads\":1,\"samples\":11,"
-        "\"samples_shown\":9,\"events\":14}}\n");
+        "\"samples_shown\":9,\"events\":12}}\n");
 
     /* Threads are tracks already: --threads adds no root frame. */
     char *t = render(&p, "trace", (struct out_opts){true, false, OUT_SORT_ACC});
@@ -539,7 +537,7 @@ TEST(trace_merges_and_nests)
     CHECK(strstr(s, "\"args\":{\"name\":\"tid 102 prog-io\"}}"));
     CHECK(strstr(s, "{\"name\":\"poll\",\"cat\":\"idle\",\"ph\":\"X\",\"ts\":0,"
                     "\"dur\":10000,\"pid\":42,\"tid\":102}"));
-    CHECK(strstr(s, "\"samples_shown\":11,\"events\":19}}\n"));
+    CHECK(strstr(s, "\"samples_shown\":11,\"events\":17}}\n"));
     free(s);
     profile__free(&p);
 }
