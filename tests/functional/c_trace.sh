@@ -3,9 +3,11 @@
 # loads (the object format, metadata naming the thread), and show the two
 # phases one after the other, nested under main, each as long as it ran
 # (within 20%). The lengths in the file come from the samples' timestamps;
-# what they are compared with is how long each phase really ran by the
-# program's own clock (0.5 s, unless the machine is so busy that the
-# program was descheduled past its end). A sample stands until the next
+# what they are compared with is how long each phase really ran while it
+# was recorded, by the program's own clock: 0.5 s, less what ran before
+# the recording started (hsspy reads the program's maps and symbols after
+# starting it), more if the program was descheduled past its end on a busy
+# machine. A sample stands until the next
 # one, so each end of a phase is known to within the interval a sample
 # stands for: the file's longest (otherData.longest_sample_us, one period
 # of 5 ms on a quiet machine, more where hsspy missed ticks on a machine
@@ -63,12 +65,14 @@ def end(e):
 def of(name):
     return [e for e in xs if e["name"] == name]
 
-# The program's own account: "phase_a START END" in seconds.
+# The program's own account, "phase_a START END" in seconds of wall clock,
+# from when the recording started (its start in the file, same clock).
+t0 = other.get("start_unix_ns", 0) / 1e9
 ran = {}
 for line in open(sys.argv[2]):
     w = line.split()
     if len(w) == 3 and w[0] in ("phase_a", "phase_b"):
-        ran[w[0]] = float(w[2]) - float(w[1])
+        ran[w[0]] = float(w[2]) - max(float(w[1]), t0)
 a, b, mains = of("phase_a"), of("phase_b"), of("main")
 step = other.get("longest_sample_us", 0) / 1e6
 for name, evs_ in (("phase_a", a), ("phase_b", b)):
