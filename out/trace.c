@@ -9,14 +9,14 @@
  * next one: ticks hsspy missed while it ran late, or where the thread's
  * stop timed out, leave no hole; an idle sample not shown does. The longest
  * such interval goes in the metadata: it is how far off a phase's start or
- * end can be. A frame that
- * stays at the same depth under the same frames from one sample to the next
- * is one event, not one per sample: consecutive identical stacks merge
- * whole, and a long phase is one event however long the recording, which
- * is what keeps the file small enough to load. Thread roots (--threads) are
- * not drawn: each thread is already its own track. */
+ * end can be.
+ *
+ * A frame that stays at the same depth under the same frames from one
+ * sample to the next is one event, not one per sample: consecutive
+ * identical stacks merge whole, and a long phase is one event however long
+ * the recording, which is what keeps the file small enough to load. Thread
+ * roots (--threads) are not drawn: each thread is already its own track. */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
