@@ -6,6 +6,8 @@
 
 extern const struct writer writer_folded;
 extern const struct writer writer_report;
+extern const struct writer writer_calls;
+extern const struct writer writer_trace;
 extern const struct writer writer_dump;
 extern const struct writer writer_raw;
 extern const struct writer writer_svg;
@@ -13,6 +15,8 @@ extern const struct writer writer_svg;
 static const struct writer *const all[] = {
     &writer_folded,
     &writer_report,
+    &writer_calls,
+    &writer_trace,
     &writer_dump,
     &writer_raw,
     &writer_svg,

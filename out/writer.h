@@ -16,9 +16,16 @@
 
 #include "out/profile.h"
 
+/* The order of functions in -f calls (--sort), as fprof's {sort, acc|own}. */
+enum out_sort {
+    OUT_SORT_ACC, /* samples with the function anywhere on the stack (default) */
+    OUT_SORT_OWN, /* samples with the function as the leaf */
+};
+
 struct out_opts {
-    bool threads; /* a root frame per OS thread */
-    bool idle;    /* keep samples of idle threads */
+    bool threads;       /* a root frame per OS thread */
+    bool idle;          /* keep samples of idle threads */
+    enum out_sort sort; /* --sort */
 };
 
 struct writer {
@@ -38,7 +45,8 @@ bool out__visible(const struct profile *p, const struct prof_sample *s, const st
 /* The displayed frames of a sample, outermost first, into names[0..max).
  * Pseudo-frames (tid root, tag) are formatted into scratch, which must hold
  * 128 bytes. Returns the count; *first_code is the index of the first code
- * frame (after the pseudo-frames). */
+ * frame (after the pseudo-frames). Every name but the tid root (in scratch)
+ * lives as long as the profile, so writers may keep the pointers. */
 int out__path(const struct profile *p, const struct prof_sample *s, const struct out_opts *o,
               const char **names, int max, char *scratch, int *first_code);
 

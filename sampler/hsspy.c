@@ -40,8 +40,8 @@ static void record_usage(FILE *f)
 {
     const struct writer *const *w = writer__all();
     fprintf(f,
-            "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--threads] [--idle]\n"
-            "                    [-q] (-p PID | -- CMD [ARGS...])\n"
+            "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--sort acc|own]\n"
+            "                    [--threads] [--idle] [-q] (-p PID | -- CMD [ARGS...])\n"
             "\n"
             "Sample every thread of a process and write a profile.\n"
             "\n"
@@ -55,6 +55,8 @@ static void record_usage(FILE *f)
     for (size_t i = 0; w[i]; i++)
         fprintf(f, "                          %-9s %s\n", w[i]->name, w[i]->help);
     fprintf(f,
+            "      --sort acc|own    -f calls: order functions by samples anywhere on the\n"
+            "                        stack (acc, default) or as the leaf (own)\n"
             "      --threads         a root frame per OS thread: \"tid 1234 (comm)\"\n"
             "      --idle            keep samples of idle threads (sleeping in the\n"
             "                        kernel, state S or D); dropped by default\n"
@@ -95,7 +97,9 @@ static int parse_pid(const char *s, pid_t *pid)
 /* getopt found an unknown option or one missing its value. */
 static int bad_option(char **argv, const char *cmd)
 {
-    if (optopt)
+    if (optopt && strncmp(argv[optind - 1], "--", 2) == 0) /* --sort with nothing after */
+        log__error("option %s needs a value (see hsspy %s --help)", argv[optind - 1], cmd);
+    else if (optopt)
         log__error("option -%c %s (see hsspy %s --help)", optopt,
                    strchr("pFdof", optopt) ? "needs a value" : "is unknown", cmd);
     else
@@ -113,11 +117,13 @@ static int cmd_record(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         {"threads", no_argument, NULL, 'T'},
         {"idle", no_argument, NULL, 'I'},
+        {"sort", required_argument, NULL, 'S'},
         {"quiet", no_argument, NULL, 'q'},
         {"save-captures", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    bool sorted = false;
     struct record_opts o = {
         .rate_hz = 99,
         .format = "folded",
@@ -157,12 +163,29 @@ static int cmd_record(int argc, char **argv)
             break;
         case 'T': o.threads = true; break;
         case 'I': o.idle = true; break;
+        case 'S':
+            if (strcmp(optarg, "acc") == 0)
+                o.sort = OUT_SORT_ACC;
+            else if (strcmp(optarg, "own") == 0)
+                o.sort = OUT_SORT_OWN;
+            else {
+                log__error("--sort needs acc or own, not '%s'", optarg);
+                return 2;
+            }
+            sorted = true;
+            break;
         case 'q': log__set_quiet(true); break;
         case 'S': o.save_dir = optarg; break;
         case 'h': record_usage(stdout); return 0;
         default:
             return bad_option(argv, "record");
         }
+    }
+    /* Only the calls analysis has an order to choose; silently ignoring
+     * --sort elsewhere would let a user believe it did something. */
+    if (sorted && strcmp(o.format, "calls") != 0) {
+        log__error("--sort applies to -f calls only, not to -f %s", o.format);
+        return 2;
     }
     if (optind < argc)
         o.argv = argv + optind;

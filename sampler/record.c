@@ -479,7 +479,8 @@ int record__run(const struct record_opts *o)
 
     /* The target runs on its own now; a Ctrl-C from here on ends hsspy. */
     sigprocmask(SIG_SETMASK, &old, NULL);
-    if (w->write(&r.p, &(struct out_opts){o->threads, o->idle}, out) < 0 || fflush(out) != 0) {
+    struct out_opts oo = {o->threads, o->idle, o->sort};
+    if (w->write(&r.p, &oo, out) < 0 || fflush(out) != 0) {
         log__error("writing the %s output failed: %s", w->name, strerror(errno));
         goto done;
     }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "out/writer.h"
+
 struct record_opts {
     double rate_hz;     /* -F */
     double duration_s;  /* -d, 0 = until Ctrl-C or exit */
@@ -13,6 +15,7 @@ struct record_opts {
     const char *format; /* -f */
     bool threads;       /* --threads */
     bool idle;          /* --idle */
+    enum out_sort sort; /* --sort (-f calls) */
     pid_t pid;          /* -p */
     char **argv;        /* -- CMD ARGS */
     size_t stack_bytes; /* C stack copied per thread per sample */

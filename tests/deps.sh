@@ -7,8 +7,9 @@
 # the tests that need them say SKIP with the reason.
 set -eu
 
+# python3: tests/functional/c_trace.sh reads -f trace's JSON with a real parser.
 PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev ghc ghc-prof gdb procps bc util-linux
-valgrind libxml2-utils"
+valgrind libxml2-utils python3"
 OPTIONAL="chromium"
 
 missing_of() {

@@ -78,6 +78,10 @@ expect_error "not-executable" "cannot run '$T/notexec': Permission denied" \
 expect_error "no-target" "nothing to profile" "$HSSPY" record -d 1
 expect_error "bad-rate" "-F needs a rate" "$HSSPY" record -F 0 -p 1
 expect_error "bad-format" "unknown format 'nope'" "$HSSPY" record -f nope -p 1
+expect_error "bad-sort" "--sort needs acc or own, not 'cnt'" "$HSSPY" record -f calls --sort cnt -p 1
+expect_error "sort-no-value" "option --sort needs a value" "$HSSPY" record -f calls --sort
+expect_error "sort-not-calls" "--sort applies to -f calls only, not to -f folded" \
+    "$HSSPY" record --sort own -p 1
 expect_error "unwritable-output" "cannot write /nonexistent/dir/out" \
     "$HSSPY" record -d 1 -o /nonexistent/dir/out -p "$target"
 untouched "final-untouched" "$target"

@@ -1,5 +1,7 @@
-/* The profile store and the folded writer, on hand-built profiles: exact
- * output text, interning, --threads roots, tag frames, idle filtering. */
+/* The profile store and the writers, on hand-built profiles: exact folded
+ * text, interning, --threads roots, tag frames, idle filtering; the calls
+ * analysis's exact counts (recursion, pseudo-functions, --sort); the
+ * trace's merged, nested intervals. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,16 +62,16 @@ TEST(folded_exact)
     CHECK_EQ_INT(p.nstacks, 3);
     CHECK_EQ_INT(p.nframes, 6);
 
-    char *s = render(&p, "folded", (struct out_opts){false, false});
+    char *s = render(&p, "folded", (struct out_opts){false, false, OUT_SORT_ACC});
     CHECK_EQ_STR(s, "main;outer;middle;leaf 3\n"
                     "wo:rker;outer;middle;leaf 2\n");
     free(s);
-    s = render(&p, "folded", (struct out_opts){false, true});
+    s = render(&p, "folded", (struct out_opts){false, true, OUT_SORT_ACC});
     CHECK_EQ_STR(s, "main;outer;middle;leaf 3\n"
                     "wo:rker;outer;middle;leaf 2\n"
                     "wo:rker;poll 7\n");
     free(s);
-    s = render(&p, "folded", (struct out_opts){true, false});
+    s = render(&p, "folded", (struct out_opts){true, false, OUT_SORT_ACC});
     CHECK_EQ_STR(s, "tid 100 (prog);main;outer;middle;leaf 3\n"
                     "tid 101 (prog-w);wo:rker;outer;middle;leaf 2\n");
     free(s);
@@ -92,7 +94,7 @@ TEST(folded_merges_same_names)
     p.syms = realloc(p.syms, p.nframes * sizeof *p.syms);
     p.syms[p.nframes - 1] = (struct frame_sym){.name = strdup("f")};
     profile__add(&p, &(struct prof_sample){.thread = 0, .stack = 1, .state = 'R'});
-    char *s = render(&p, "folded", (struct out_opts){false, false});
+    char *s = render(&p, "folded", (struct out_opts){false, false, OUT_SORT_ACC});
     CHECK_EQ_STR(s, "g;f 3\n");
     free(s);
     profile__free(&p);
@@ -106,7 +108,7 @@ TEST(tag_frames_follow_thread_root)
     add(&p, t0, (int[]){0, 3}, 2, TAG_HASKELL, 'R', false, 2);
     add(&p, t0, (int[]){5}, 1, TAG_SAFE_FFI, 'S', false, 1);
     name_frames(&p, NAMES);
-    char *s = render(&p, "folded", (struct out_opts){true, false});
+    char *s = render(&p, "folded", (struct out_opts){true, false, OUT_SORT_ACC});
     /* A safe-FFI sample sleeping in the kernel is not idle for a GHC
      * program: only the flag decides, not the state. */
     CHECK_EQ_STR(s, "tid 5 (hs);[haskell];main;leaf 2\n"
@@ -129,7 +131,7 @@ TEST(report_counts_threads)
     add(&p, t0, (int[]){1, 3}, 2, TAG_NONE, 'R', false, 2);
     add(&p, t0, (int[]){5, 3}, 2, TAG_NONE, 'S', true, 2);
     name_frames(&p, NAMES);
-    char *s = render(&p, "report", (struct out_opts){false, false});
+    char *s = render(&p, "report", (struct out_opts){false, false, OUT_SORT_ACC});
     CHECK(strstr(s, "pid 42: ./prog --flag"));
     CHECK(strstr(s, "99 Hz asked, 5.0 Hz achieved"));
     CHECK(strstr(s, "thread 42 (prog): 10 samples, on CPU 80.0%, 8 shown"));
@@ -169,6 +171,374 @@ TEST(many_stacks_rehash)
         CHECK_EQ_INT(profile__stack(&p, f, 2), i);
     }
     CHECK_EQ_INT(p.nframes, 20001);
+    profile__free(&p);
+}
+
+/* -f calls, read back as its documented one-row-per-line form. */
+struct calls_row {
+    char name[64];
+    unsigned long long cnt, acc, own;
+};
+struct calls_para {
+    struct calls_row callers[8], fn, callees[8];
+    int ncallers, ncallees;
+};
+
+/* One row: a three-character opening, "name", CNT, ACC, ACC%, OWN, OWN%. */
+static bool parse_row(const char *line, struct calls_row *r)
+{
+    const char *q = line + 3, *e;
+    double sa, so;
+    if (strlen(line) < 4 || *q != '"' || !(e = strchr(q + 1, '"')) ||
+        (size_t)(e - q - 1) >= sizeof r->name)
+        return false;
+    memcpy(r->name, q + 1, (size_t)(e - q - 1));
+    r->name[e - q - 1] = 0;
+    return sscanf(e + 1, ", %llu, %llu, %lf, %llu, %lf}", &r->cnt, &r->acc, &sa, &r->own,
+                  &so) == 5;
+}
+
+/* Every paragraph of an output, in order; returns how many. */
+static int parse_calls(const char *out, struct calls_para *v, int max)
+{
+    int n = 0;
+    bool after_fn = false;
+    for (const char *l = out; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        char line[256];
+        size_t len = strcspn(l, "\n");
+        if (len >= sizeof line)
+            return -1;
+        memcpy(line, l, len);
+        line[len] = 0;
+        if (strncmp(line, "{[", 2) == 0) { /* a paragraph opens */
+            if (n == max)
+                return -1;
+            memset(&v[n++], 0, sizeof *v);
+            after_fn = false;
+            if (strcmp(line, "{[],") == 0)
+                continue;
+        }
+        if (n == 0 || line[0] == '%' || strcmp(line, " []}.") == 0 || !line[0])
+            continue;
+        struct calls_para *p = &v[n - 1];
+        struct calls_row r;
+        if (!parse_row(line, &r))
+            return -1;
+        if (strncmp(line, " { ", 3) == 0) {
+            p->fn = r;
+            after_fn = true;
+        } else if (!after_fn && p->ncallers < 8) {
+            p->callers[p->ncallers++] = r;
+        } else if (after_fn && p->ncallees < 8) {
+            p->callees[p->ncallees++] = r;
+        } else {
+            return -1;
+        }
+    }
+    return n;
+}
+
+static const struct calls_para *para_of(const struct calls_para *v, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(v[i].fn.name, name) == 0)
+            return &v[i];
+    return NULL;
+}
+
+static bool row_is(const struct calls_row *r, const char *name, unsigned long long cnt,
+                   unsigned long long acc, unsigned long long own)
+{
+    return strcmp(r->name, name) == 0 && r->cnt == cnt && r->acc == acc && r->own == own;
+}
+
+/* [haskell];main;outer;middle;leaf x3, [haskell];main;rec;middle;rec;leaf
+ * x2 (indirect recursion), [unsafe-ffi];main;rec;rec;rec x4 (direct, at
+ * the leaf: the call rec->rec twice in each), and an idle [idle];main;poll
+ * x5 on the second thread. */
+static void calls_profile(struct profile *p)
+{
+    profile__init(p);
+    p->pid = 42;
+    strcpy(p->cmdline, "./prog \"q\"");
+    p->rate_hz = 99;
+    p->duration_ns = 2000000000;
+    p->ticks = 198;
+    p->missed_ticks = 2;
+    hist__add(&p->pause, 5000);
+    hist__add(&p->pause, 15000);
+    p->errors[WE_C_UNWIND] = 3;
+    int t0 = profile__thread(p, 100, "prog");
+    int t1 = profile__thread(p, 101, "prog-w");
+    add(p, t0, (int[]){0, 1, 2, 3}, 4, TAG_HASKELL, 'R', false, 3);
+    add(p, t0, (int[]){0, 6, 1, 6, 3}, 5, TAG_HASKELL, 'R', false, 2);
+    add(p, t1, (int[]){6, 6, 6, 3}, 4, TAG_UNSAFE_FFI, 'R', false, 4);
+    add(p, t1, (int[]){5, 3}, 2, TAG_IDLE, 'S', true, 5);
+    name_frames(p, (const char *const[]){"leaf", "middle", "outer", "main", "unused", "poll",
+                                         "rec"});
+}
+
+TEST(calls_counts_and_recursion)
+{
+    struct profile p;
+    struct calls_para v[16];
+    calls_profile(&p);
+    char *s = render(&p, "calls", (struct out_opts){false, false, OUT_SORT_ACC});
+    int n = parse_calls(s, v, 16);
+    CHECK_EQ_INT(n, 7);
+    CHECK(strstr(s, "[{ totals,") && strstr(s, "9,        9, 100.0,        9, 100.0}]."));
+
+    const struct calls_para *q = para_of(v, n, "main");
+    CHECK(q && row_is(&q->fn, "main", 9, 9, 0));
+    CHECK_EQ_INT(q->ncallers, 2);
+    CHECK(row_is(&q->callers[0], "[haskell]", 5, 5, 0));
+    CHECK(row_is(&q->callers[1], "[unsafe-ffi]", 4, 4, 0));
+    CHECK_EQ_INT(q->ncallees, 2);
+    CHECK(row_is(&q->callees[0], "rec", 6, 6, 0));
+    CHECK(row_is(&q->callees[1], "outer", 3, 3, 0));
+
+    /* rec is on 6 samples, however often each; its ACC goes to main, its
+     * outermost caller; the recursive calls are CNT (once per sample, not
+     * per call) with ACC 0, and the samples that end in rec called from
+     * rec are that call's OWN. */
+    q = para_of(v, n, "rec");
+    CHECK(q && row_is(&q->fn, "rec", 6, 6, 4));
+    CHECK_EQ_INT(q->ncallers, 3);
+    CHECK(row_is(&q->callers[0], "main", 6, 6, 0));
+    CHECK(row_is(&q->callers[1], "rec", 4, 0, 4));
+    CHECK(row_is(&q->callers[2], "middle", 2, 0, 0));
+    CHECK_EQ_INT(q->ncallees, 3);
+    CHECK(row_is(&q->callees[0], "leaf", 2, 2, 2));
+    CHECK(row_is(&q->callees[1], "middle", 2, 2, 0));
+    CHECK(row_is(&q->callees[2], "rec", 4, 0, 4));
+
+    q = para_of(v, n, "middle");
+    CHECK(q && row_is(&q->fn, "middle", 5, 5, 0));
+    CHECK_EQ_INT(q->ncallers, 2);
+    CHECK(row_is(&q->callers[0], "outer", 3, 3, 0));
+    CHECK(row_is(&q->callers[1], "rec", 2, 2, 0));
+    CHECK_EQ_INT(q->ncallees, 2);
+    CHECK(row_is(&q->callees[0], "leaf", 3, 3, 3));
+    CHECK(row_is(&q->callees[1], "rec", 2, 0, 0));
+
+    /* The tags are functions at the root: no callers. */
+    q = para_of(v, n, "[haskell]");
+    CHECK(q && row_is(&q->fn, "[haskell]", 5, 5, 0));
+    CHECK_EQ_INT(q->ncallers, 0);
+    CHECK_EQ_INT(q->ncallees, 1);
+    CHECK(row_is(&q->callees[0], "main", 5, 5, 0));
+    q = para_of(v, n, "[unsafe-ffi]");
+    CHECK(q && row_is(&q->fn, "[unsafe-ffi]", 4, 4, 0));
+    CHECK(para_of(v, n, "outer") && row_is(&para_of(v, n, "outer")->fn, "outer", 3, 3, 0));
+    CHECK(!strstr(s, "poll") && !strstr(s, "[idle]"));
+
+    /* One paragraph exactly, to pin the layout: names padded to one
+     * column, a leaf with no callees. */
+    CHECK(strstr(s, "\n{[{\"middle\",               3,        3,  33.3,        3,  33.3},\n"
+                    "  {\"rec\",                  2,        2,  22.2,        2,  22.2}],\n"
+                    " { \"leaf\",                 5,        5,  55.6,        5,  55.6},     %\n"
+                    " []}.\n"));
+    free(s);
+    profile__free(&p);
+}
+
+TEST(calls_sort_acc_and_own)
+{
+    struct profile p;
+    struct calls_para v[16];
+    calls_profile(&p);
+    const char *by_acc[] = {"main", "rec", "leaf", "[haskell]", "middle", "[unsafe-ffi]", "outer"};
+    const char *by_own[] = {"leaf", "rec", "main", "[haskell]", "middle", "[unsafe-ffi]", "outer"};
+
+    char *s = render(&p, "calls", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK(strstr(s, "{analysis_options, [{sort, acc}, {threads, false}, {idle, false}]}."));
+    int n = parse_calls(s, v, 16);
+    CHECK_EQ_INT(n, 7);
+    for (int i = 0; i < n; i++)
+        CHECK_EQ_STR(v[i].fn.name, by_acc[i]);
+    free(s);
+
+    s = render(&p, "calls", (struct out_opts){false, false, OUT_SORT_OWN});
+    CHECK(strstr(s, "{analysis_options, [{sort, own}, {threads, false}, {idle, false}]}."));
+    n = parse_calls(s, v, 16);
+    CHECK_EQ_INT(n, 7);
+    for (int i = 0; i < n; i++)
+        CHECK_EQ_STR(v[i].fn.name, by_own[i]);
+    /* Callers and callees follow the same order. */
+    const struct calls_para *q = para_of(v, n, "rec");
+    CHECK(q && q->ncallers == 3);
+    CHECK(row_is(&q->callers[0], "rec", 4, 0, 4));
+    CHECK(row_is(&q->callers[1], "main", 6, 6, 0));
+    CHECK(row_is(&q->callers[2], "middle", 2, 0, 0));
+    CHECK(row_is(&q->callees[0], "rec", 4, 0, 4));
+    CHECK(row_is(&q->callees[1], "leaf", 2, 2, 2));
+    free(s);
+    profile__free(&p);
+}
+
+TEST(calls_threads_idle_and_header)
+{
+    struct profile p;
+    struct calls_para v[16];
+    calls_profile(&p);
+    /* With --threads each thread is a root function above its tags;
+     * with --idle the idle tag and its stack count too. */
+    char *s = render(&p, "calls", (struct out_opts){true, true, OUT_SORT_ACC});
+    int n = parse_calls(s, v, 16);
+    CHECK_EQ_INT(n, 11);
+    const struct calls_para *q = para_of(v, n, "tid 100 (prog)");
+    CHECK(q && row_is(&q->fn, "tid 100 (prog)", 5, 5, 0) && q->ncallers == 0);
+    CHECK(q->ncallees == 1 && row_is(&q->callees[0], "[haskell]", 5, 5, 0));
+    q = para_of(v, n, "tid 101 (prog-w)");
+    CHECK(q && row_is(&q->fn, "tid 101 (prog-w)", 9, 9, 0) && q->ncallees == 2);
+    CHECK(row_is(&q->callees[0], "[idle]", 5, 5, 0));
+    CHECK(row_is(&q->callees[1], "[unsafe-ffi]", 4, 4, 0));
+    q = para_of(v, n, "[haskell]");
+    CHECK(q && q->ncallers == 1 && row_is(&q->callers[0], "tid 100 (prog)", 5, 5, 0));
+    q = para_of(v, n, "main");
+    CHECK(q && row_is(&q->fn, "main", 14, 14, 0));
+    q = para_of(v, n, "poll");
+    CHECK(q && row_is(&q->fn, "poll", 5, 5, 5));
+    CHECK(strstr(s, "[{ totals,") && strstr(s, "14,       14, 100.0,       14, 100.0}]."));
+
+    /* The header: target and sampling health, as property lists. */
+    CHECK(strstr(s, "{target,\n [{pid,               42},\n"
+                    "  {command,           \"./prog \\\"q\\\"\"},\n"
+                    "  {runtime,           \"native\"}]}.\n"));
+    CHECK(strstr(s, "{sampling,\n [{duration_s,        2.000},\n"
+                    "  {rate_asked_hz,     99.0},\n"
+                    "  {rate_achieved_hz,  99.0},\n"
+                    "  {ticks,             198},\n"
+                    "  {missed_ticks,      2},\n"
+                    "  {pause_mean_us,     10.0},\n"
+                    "  {pause_max_us,      15.0},\n"
+                    "  {errors,            3},\n"
+                    "  {error_kinds,       [{\"C unwind failed\", 3}]},\n"));
+    CHECK(strstr(s, "  {samples,           14},\n  {samples_shown,     14}]}.\n"));
+    free(s);
+    profile__free(&p);
+}
+
+/* For texts too long for CHECK_EQ_STR's message: where they first differ. */
+#define CHECK_TEXT(got, want)                                                                 \
+    do {                                                                                      \
+        const char *g_ = (got), *w_ = (want);                                                 \
+        size_t i_ = 0;                                                                        \
+        if (!g_)                                                                              \
+            UNIT_FAIL("%s is NULL", #got);                                                    \
+        while (g_[i_] && g_[i_] == w_[i_])                                                    \
+            i_++;                                                                             \
+        if (g_[i_] != w_[i_])                                                                 \
+            UNIT_FAIL("%s differs at byte %zu: \"%.80s\", expected \"%.80s\"", #got, i_,       \
+                      g_ + i_, w_ + i_);                                                      \
+    } while (0)
+
+/* One sample at a given time (ns), frames named by index as above. */
+static void add_at(struct profile *p, int thread, const int *addrs, int n, int tag, bool idle,
+                   uint64_t t_ns)
+{
+    struct raw_frame f[16];
+    for (int i = 0; i < n; i++)
+        f[i] = (struct raw_frame){(uint64_t)addrs[i], FK_RET, 0};
+    int64_t st = profile__stack(p, f, n);
+    profile__add(p, &(struct prof_sample){.t_ns = t_ns, .thread = (uint32_t)thread,
+                                          .stack = (uint32_t)st, .tag = (uint8_t)tag,
+                                          .state = idle ? 'S' : 'R',
+                                          .flags = idle ? SAMPLE_IDLE : 0, .cap = -1});
+}
+
+#define MS 1000000ull
+
+/* 100 Hz, ticks at 0, 10, 20, 30, 60, 70 and 80.0005 ms (40 and 50 were
+ * missed). The main thread: a, a, b under [haskell];main, then c in an
+ * unsafe call across the missed ticks, an idle sample, then a again. A
+ * second thread in [rts] whose stop timed out at 20 and that is not seen
+ * after 30, and a third that is only ever idle. */
+static void trace_profile(struct profile *p)
+{
+    profile__init(p);
+    p->pid = 42;
+    strcpy(p->cmdline, "./prog x");
+    p->rate_hz = 100;
+    p->duration_ns = 70 * MS;
+    p->ticks = 7;
+    p->missed_ticks = 2;
+    p->lost_threads = 1;
+    strcpy(p->ghc_version, "9.0.2");
+    int t0 = profile__thread(p, 100, "prog");
+    int t1 = profile__thread(p, 101, "prog-w");
+    int t2 = profile__thread(p, 102, "prog-io");
+    strcpy(p->threads[t0].role, "capability 0");
+    add_at(p, t0, (int[]){0, 1}, 2, TAG_HASKELL, false, 0);
+    add_at(p, t1, (int[]){4}, 1, TAG_RTS, false, 0);
+    add_at(p, t2, (int[]){5}, 1, TAG_IDLE, true, 0);
+    add_at(p, t0, (int[]){0, 1}, 2, TAG_HASKELL, false, 10 * MS);
+    add_at(p, t1, (int[]){4}, 1, TAG_RTS, false, 10 * MS);
+    add_at(p, t0, (int[]){2, 1}, 2, TAG_HASKELL, false, 20 * MS);
+    add_at(p, t0, (int[]){3, 1}, 2, TAG_UNSAFE_FFI, false, 30 * MS);
+    add_at(p, t1, (int[]){4}, 1, TAG_RTS, false, 30 * MS);
+    add_at(p, t0, (int[]){3, 1}, 2, TAG_UNSAFE_FFI, false, 60 * MS);
+    add_at(p, t0, (int[]){5, 1}, 2, TAG_IDLE, true, 70 * MS);
+    add_at(p, t0, (int[]){0, 1}, 2, TAG_HASKELL, false, 80 * MS + 500);
+    name_frames(p, (const char *const[]){"a\"\\\xce\xbb\xff", "main", "b", "c", "x", "poll"});
+}
+
+TEST(trace_merges_and_nests)
+{
+    struct profile p;
+    trace_profile(&p);
+    char *s = render(&p, "trace", (struct out_opts){false, false, OUT_SORT_ACC});
+    /* Parents before children; a and a merge, b splits only the leaf; a
+     * tag change or a hidden idle sample closes everything, missed ticks
+     * and a timed-out stop do not (the longest sample: c's, across the
+     * missed ticks). The name is escaped and its invalid byte replaced. */
+    CHECK_TEXT(s,
+        "{\"traceEvents\":[\n"
+        "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":42,\"tid\":42,\"args\":{\"name\":\"./prog x\"}},\n"
+        "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":42,\"tid\":100,\"args\":{\"name\":\"tid 100 prog (capability 0)\"}},\n"
+        "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":42,\"tid\":100,\"args\":{\"sort_index\":0}},\n"
+        "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":42,\"tid\":101,\"args\":{\"name\":\"tid 101 prog-w\"}},\n"
+        "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":42,\"tid\":101,\"args\":{\"sort_index\":1}},\n"
+        "{\"name\":\"[haskell]\",\"cat\":\"haskell\",\"cname\":\"thread_state_running\",\"ph\":\"X\",\"ts\":0,\"dur\":30000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"main\",\"cat\":\"haskell\",\"ph\":\"X\",\"ts\":0,\"dur\":30000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"a\\\"\\\\\xce\xbb\\ufffd\",\"cat\":\"haskell\",\"ph\":\"X\",\"ts\":0,\"dur\":20000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"b\",\"cat\":\"haskell\",\"ph\":\"X\",\"ts\":20000,\"dur\":10000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"[unsafe-ffi]\",\"cat\":\"unsafe-ffi\",\"cname\":\"thread_state_runnable\",\"ph\":\"X\",\"ts\":30000,\"dur\":40000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"main\",\"cat\":\"unsafe-ffi\",\"ph\":\"X\",\"ts\":30000,\"dur\":40000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"c\",\"cat\":\"unsafe-ffi\",\"ph\":\"X\",\"ts\":30000,\"dur\":40000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"[haskell]\",\"cat\":\"haskell\",\"cname\":\"thread_state_running\",\"ph\":\"X\",\"ts\":80000.500,\"dur\":10000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"main\",\"cat\":\"haskell\",\"ph\":\"X\",\"ts\":80000.500,\"dur\":10000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"a\\\"\\\\\xce\xbb\\ufffd\",\"cat\":\"haskell\",\"ph\":\"X\",\"ts\":80000.500,\"dur\":10000,\"pid\":42,\"tid\":100},\n"
+        "{\"name\":\"[rts]\",\"cat\":\"rts\",\"cname\":\"generic_work\",\"ph\":\"X\",\"ts\":0,\"dur\":60000,\"pid\":42,\"tid\":101},\n"
+        "{\"name\":\"x\",\"cat\":\"rts\",\"ph\":\"X\",\"ts\":0,\"dur\":60000,\"pid\":42,\"tid\":101}\n"
+        "],\n"
+        "\"displayTimeUnit\":\"ms\",\n"
+        "\"otherData\":{\"tool\":\"hsspy\",\"command\":\"./prog x\",\"pid\":42,\"runtime\":\"GHC 9.0.2\","
+        "\"start_unix_ns\":0,\"duration_s\":0.070,\"rate_asked_hz\":100.0,\"rate_achieved_hz\":100.0,"
+        "\"sample_period_us\":10000.0,\"longest_sample_us\":30000.0,\"ticks\":7,\"missed_ticks\":2,\"pause_mean_us\":0.0,"
+        "\"pause_max_us\":0.0,\"errors\":0,\"error_kinds\":{},\"lost_threads\":1,\"samples\":11,"
+        "\"samples_shown\":9,\"events\":12}}\n");
+
+    /* Threads are tracks already: --threads adds no root frame. */
+    char *t = render(&p, "trace", (struct out_opts){true, false, OUT_SORT_ACC});
+    CHECK_TEXT(t, s);
+    free(t);
+    free(s);
+
+    /* With --idle the idle sample is shown, up to the next tick, and the
+     * idle-only thread gets its track. */
+    s = render(&p, "trace", (struct out_opts){false, true, OUT_SORT_ACC});
+    CHECK(strstr(s, "{\"name\":\"c\",\"cat\":\"unsafe-ffi\",\"ph\":\"X\",\"ts\":30000,"
+                    "\"dur\":40000,\"pid\":42,\"tid\":100},\n"));
+    CHECK(strstr(s, "{\"name\":\"[idle]\",\"cat\":\"idle\",\"cname\":\"thread_state_sleeping\","
+                    "\"ph\":\"X\",\"ts\":70000,\"dur\":10000.500,\"pid\":42,\"tid\":100},\n"));
+    CHECK(strstr(s, "{\"name\":\"poll\",\"cat\":\"idle\",\"ph\":\"X\",\"ts\":70000,"
+                    "\"dur\":10000.500,\"pid\":42,\"tid\":100},\n"));
+    CHECK(strstr(s, "\"args\":{\"name\":\"tid 102 prog-io\"}}"));
+    CHECK(strstr(s, "{\"name\":\"poll\",\"cat\":\"idle\",\"ph\":\"X\",\"ts\":0,"
+                    "\"dur\":10000,\"pid\":42,\"tid\":102}"));
+    CHECK(strstr(s, "\"samples_shown\":11,\"events\":17}}\n"));
+    free(s);
     profile__free(&p);
 }
 

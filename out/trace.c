@@ -1,0 +1,356 @@
+/* trace.c - Chrome trace-event JSON (the JSON Object Format, with
+ * traceEvents), to see phases over time in Perfetto or chrome://tracing:
+ * one track per OS thread, its samples turned into nested complete events
+ * ("ph":"X"), one per frame level, the tag outermost.
+ *
+ * A sample stands for the interval from its tick to the thread's next
+ * sample, shown or not (its last one: to the next tick of any thread, or one
+ * period, 1/rate), as a CPU profile's sample stands for the time to the
+ * next one: ticks hsspy missed while it ran late, or where the thread's
+ * stop timed out, leave no hole; an idle sample not shown does. The longest
+ * such interval goes in the metadata: it is how far off a phase's start or
+ * end can be.
+ *
+ * A frame that stays at the same depth under the same frames from one
+ * sample to the next is one event, not one per sample: consecutive
+ * identical stacks merge whole, and a long phase is one event however long
+ * the recording, which is what keeps the file small enough to load. Thread
+ * roots (--threads) are not drawn: each thread is already its own track. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "out/writer.h"
+
+#define DEFAULT_HZ 99 /* the recorder's default, for profiles without a rate */
+
+struct ev {
+    uint64_t t0, t1;  /* ns since the recording started */
+    const char *name; /* lives as long as the profile (out__path) */
+    uint16_t depth;   /* 0 = outermost */
+    uint8_t tag;      /* enum sample_tag of the samples it covers */
+};
+
+struct evs {
+    struct ev *v;
+    size_t n, cap;
+};
+
+static int evs__add(struct evs *e, const struct ev *x)
+{
+    if (e->n == e->cap) {
+        size_t nc = e->cap ? e->cap * 2 : 1024;
+        struct ev *nv = realloc(e->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        e->v = nv;
+        e->cap = nc;
+    }
+    e->v[e->n++] = *x;
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Parents before children: the order trace viewers nest complete events
+ * with the same start in. */
+static int cmp_ev(const void *a, const void *b)
+{
+    const struct ev *x = a, *y = b;
+    if (x->t0 != y->t0)
+        return x->t0 < y->t0 ? -1 : 1;
+    return (int)x->depth - (int)y->depth;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped,
+ * bytes that are not UTF-8 replaced by U+FFFD so any JSON parser accepts
+ * the file. */
+static void json_str(FILE *f, const char *s)
+{
+    const unsigned char *c = (const unsigned char *)s;
+    fputc('"', f);
+    while (*c) {
+        if (*c == '"' || *c == '\\') {
+            fputc('\\', f);
+            fputc(*c++, f);
+        } else if (*c < 0x20) {
+            fprintf(f, "\\u%04x", *c++);
+        } else if (*c < 0x80) {
+            fputc(*c++, f);
+        } else {
+            int len = (*c & 0xe0) == 0xc0   ? 2
+                      : (*c & 0xf0) == 0xe0 ? 3
+                      : (*c & 0xf8) == 0xf0 ? 4
+                                            : 0;
+            int ok = len > 0 && *c >= 0xc2 && *c <= 0xf4;
+            for (int k = 1; ok && k < len; k++)
+                ok = (c[k] & 0xc0) == 0x80;
+            if (ok) {
+                fwrite(c, 1, (size_t)len, f);
+                c += len;
+            } else {
+                fputs("\\ufffd", f);
+                c++;
+            }
+        }
+    }
+    fputc('"', f);
+}
+
+/* Microseconds, exactly, from nanoseconds: no rounding can make a child
+ * stick out of its parent. */
+static void json_us(FILE *f, uint64_t ns)
+{
+    if (ns % 1000)
+        fprintf(f, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+    else
+        fprintf(f, "%" PRIu64, ns / 1000);
+}
+
+/* Colour hints for the tag events, from the trace viewer's reserved
+ * colour names (Perfetto colours by name and ignores them). */
+static const char *tag_cname(int tag)
+{
+    switch (tag) {
+    case TAG_HASKELL: return "thread_state_running";
+    case TAG_UNSAFE_FFI: return "thread_state_runnable";
+    case TAG_SAFE_FFI: return "thread_state_iowait";
+    case TAG_GC: return "terrible";
+    case TAG_RTS: return "generic_work";
+    case TAG_IDLE: return "thread_state_sleeping";
+    default: return NULL;
+    }
+}
+
+/* One thread's samples (indices into p->samples, in time order) into
+ * events; ticks are all the ticks' times, in order. The open frames are
+ * those of the previous sample, still running until a sample shows
+ * something else at their depth or a gap comes. *longest grows to the
+ * longest interval a shown sample stands for. */
+static int thread_events(const struct profile *p, const struct out_opts *o, const uint32_t *idx,
+                         size_t n, const uint64_t *ticks, size_t nticks, uint64_t period,
+                         struct evs *out, uint64_t *longest)
+{
+    struct ev stk[MAX_FRAMES + 4];
+    const char *names[MAX_FRAMES + 4];
+    char scratch[128];
+    int nopen = 0;
+    uint64_t end = 0; /* where the open frames' last sample ends */
+
+#define CLOSE_TO(k, t)                                                                        \
+    do {                                                                                      \
+        while (nopen > (k)) {                                                                 \
+            stk[--nopen].t1 = (t);                                                            \
+            if (evs__add(out, &stk[nopen]) < 0)                                               \
+                return -1;                                                                    \
+        }                                                                                     \
+    } while (0)
+
+    for (size_t i = 0; i < n; i++) {
+        const struct prof_sample *s = &p->samples[idx[i]];
+        if (!out__visible(p, s, o)) {
+            CLOSE_TO(0, end);
+            continue;
+        }
+        uint64_t t = s->t_ns, t_end;
+        if (i + 1 < n && p->samples[idx[i + 1]].t_ns > t) {
+            t_end = p->samples[idx[i + 1]].t_ns;
+        } else { /* the first tick after t, by bisection */
+            size_t lo = 0, hi = nticks;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (ticks[mid] <= t)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            t_end = lo < nticks ? ticks[lo] : t + period;
+        }
+        if (t_end - t > *longest)
+            *longest = t_end - t;
+        if (nopen && t != end)
+            CLOSE_TO(0, end);
+        int first, m = out__path(p, s, o, names, MAX_FRAMES + 4, scratch, &first);
+        int k = 0;
+        while (k < nopen && k < m &&
+               (stk[k].name == names[k] || strcmp(stk[k].name, names[k]) == 0))
+            k++;
+        CLOSE_TO(k, t);
+        for (; nopen < m; nopen++)
+            stk[nopen] = (struct ev){.t0 = t, .name = names[nopen], .depth = (uint16_t)nopen,
+                                     .tag = s->tag};
+        end = t_end;
+    }
+    CLOSE_TO(0, end);
+#undef CLOSE_TO
+    return 0;
+}
+
+/* Events are separated, not ended, by commas: JSON allows no trailing one. */
+static void next_event(FILE *f, bool *first)
+{
+    fputs(*first ? "\n" : ",\n", f);
+    *first = false;
+}
+
+/* A metadata event. */
+static void meta(FILE *f, bool *first, const char *what, int pid, int tid, const char *key,
+                 const char *str, long num)
+{
+    next_event(f, first);
+    fprintf(f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"%s\":", what, pid,
+            tid, key);
+    if (str)
+        json_str(f, str);
+    else
+        fprintf(f, "%ld", num);
+    fputs("}}", f);
+}
+
+/* The sampling's health, for the viewer's metadata dialog and for scripts. */
+static void other_data(const struct profile *p, uint64_t shown, uint64_t events, uint64_t period,
+                       uint64_t longest, FILE *f)
+{
+    uint64_t errors = 0;
+    for (int e = 1; e < WE__COUNT; e++)
+        errors += p->errors[e];
+    fputs("\"otherData\":{\"tool\":\"hsspy\",\"command\":", f);
+    json_str(f, p->cmdline);
+    fprintf(f, ",\"pid\":%d,\"runtime\":\"%s%s\"", (int)p->pid,
+            p->ghc_version[0] ? "GHC " : "native", p->ghc_version);
+    if (p->launched && p->exited && WIFEXITED(p->exit_status))
+        fprintf(f, ",\"exit_status\":%d", WEXITSTATUS(p->exit_status));
+    else if (p->launched && p->exited && WIFSIGNALED(p->exit_status))
+        fprintf(f, ",\"killed_by_signal\":%d", WTERMSIG(p->exit_status));
+    fprintf(f,
+            ",\"start_unix_ns\":%" PRIu64 ",\"duration_s\":%.3f,\"rate_asked_hz\":%.1f"
+            ",\"rate_achieved_hz\":%.1f,\"sample_period_us\":%.1f,\"longest_sample_us\":%.1f"
+            ",\"ticks\":%" PRIu64
+            ",\"missed_ticks\":%" PRIu64 ",\"pause_mean_us\":%.1f,\"pause_max_us\":%.1f"
+            ",\"errors\":%" PRIu64 ",\"error_kinds\":{",
+            p->start_wall_ns, (double)p->duration_ns / 1e9, p->rate_hz, profile__achieved_hz(p),
+            (double)period / 1e3, (double)longest / 1e3, p->ticks, p->missed_ticks,
+            p->pause.n ? (double)p->pause.sum_ns / (double)p->pause.n / 1e3 : 0.0,
+            (double)p->pause.max_ns / 1e3, errors);
+    for (int e = 1, any = 0; e < WE__COUNT; e++)
+        if (p->errors[e]) {
+            fputs(any++ ? "," : "", f);
+            json_str(f, walk_error__str(e));
+            fprintf(f, ":%" PRIu64, p->errors[e]);
+        }
+    fprintf(f,
+            "},\"lost_threads\":%" PRIu64 ",\"samples\":%zu,\"samples_shown\":%" PRIu64
+            ",\"events\":%" PRIu64 "}",
+            p->lost_threads, p->nsamples, shown, events);
+}
+
+/* One complete event. */
+static void event(FILE *f, bool *first, int pid, int tid, const struct ev *e)
+{
+    next_event(f, first);
+    fputs("{\"name\":", f);
+    json_str(f, e->name);
+    if (e->tag != TAG_NONE)
+        fprintf(f, ",\"cat\":\"%s\"", sample_tag__str(e->tag));
+    if (e->depth == 0 && tag_cname(e->tag))
+        fprintf(f, ",\"cname\":\"%s\"", tag_cname(e->tag));
+    fputs(",\"ph\":\"X\",\"ts\":", f);
+    json_us(f, e->t0);
+    fputs(",\"dur\":", f);
+    json_us(f, e->t1 - e->t0);
+    fprintf(f, ",\"pid\":%d,\"tid\":%d}", pid, tid);
+}
+
+static int write_trace(const struct profile *p, const struct out_opts *o, FILE *f)
+{
+    struct out_opts no_root = *o;
+    size_t n = p->nsamples ? p->nsamples : 1, nticks = 0;
+    uint32_t *idx = malloc(n * sizeof *idx);
+    uint64_t *ticks = malloc(n * sizeof *ticks);
+    size_t *off = calloc(p->nthreads + 1, sizeof *off);
+    size_t *fill = calloc(p->nthreads + 1, sizeof *fill);
+    uint64_t *shown = calloc(p->nthreads + 1, sizeof *shown);
+    struct evs ev = {0};
+    uint64_t events = 0, longest = 0;
+    int r = -1;
+
+    /* Each thread is its own track: a root frame naming it again would
+     * only push every stack one level down. */
+    no_root.threads = false;
+    if (!idx || !ticks || !off || !fill || !shown)
+        goto out;
+    double hz = p->rate_hz > 0 ? p->rate_hz : DEFAULT_HZ;
+    uint64_t period = (uint64_t)(1e9 / hz);
+
+    /* Every tick's time, once: samples of one tick share it. */
+    for (size_t i = 0; i < p->nsamples; i++)
+        ticks[i] = p->samples[i].t_ns;
+    qsort(ticks, p->nsamples, sizeof *ticks, cmp_u64);
+    for (size_t i = 0; i < p->nsamples; i++)
+        if (nticks == 0 || ticks[i] != ticks[nticks - 1])
+            ticks[nticks++] = ticks[i];
+
+    /* The samples of each thread, in time order (they are recorded so);
+     * shown[nthreads] is the total. */
+    for (size_t i = 0; i < p->nsamples; i++) {
+        bool visible = out__visible(p, &p->samples[i], o);
+        off[p->samples[i].thread + 1]++;
+        shown[p->samples[i].thread] += visible;
+        shown[p->nthreads] += visible;
+    }
+    for (size_t t = 0; t < p->nthreads; t++)
+        off[t + 1] += off[t];
+    memcpy(fill, off, (p->nthreads + 1) * sizeof *fill);
+    for (size_t i = 0; i < p->nsamples; i++)
+        idx[fill[p->samples[i].thread]++] = (uint32_t)i;
+
+    int pid = (int)p->pid;
+    bool first = true;
+    fputs("{\"traceEvents\":[", f);
+    meta(f, &first, "process_name", pid, pid, "name", p->cmdline[0] ? p->cmdline : "?", 0);
+    for (size_t t = 0; t < p->nthreads; t++) {
+        const struct prof_thread *th = &p->threads[t];
+        char name[128];
+        if (!shown[t])
+            continue;
+        snprintf(name, sizeof name, "tid %d %s%s%s%s", (int)th->tid, th->comm,
+                 th->role[0] ? " (" : "", th->role, th->role[0] ? ")" : "");
+        meta(f, &first, "thread_name", pid, (int)th->tid, "name", name, 0);
+        meta(f, &first, "thread_sort_index", pid, (int)th->tid, "sort_index", NULL, (long)t);
+    }
+    /* A thread at a time, so memory holds one thread's events, not all. */
+    for (size_t t = 0; t < p->nthreads; t++) {
+        ev.n = 0;
+        if (thread_events(p, &no_root, idx + off[t], off[t + 1] - off[t], ticks, nticks, period,
+                          &ev, &longest) < 0)
+            goto out;
+        qsort(ev.v, ev.n, sizeof *ev.v, cmp_ev);
+        for (size_t i = 0; i < ev.n; i++)
+            event(f, &first, pid, (int)p->threads[t].tid, &ev.v[i]);
+        events += ev.n;
+    }
+    fputs("\n],\n\"displayTimeUnit\":\"ms\",\n", f);
+    other_data(p, shown[p->nthreads], events, period, longest, f);
+    fputs("}\n", f);
+    r = 0;
+out:
+    free(ev.v);
+    free(shown);
+    free(fill);
+    free(off);
+    free(ticks);
+    free(idx);
+    return r;
+}
+
+const struct writer writer_trace = {
+    .name = "trace",
+    .help = "Chrome trace-event JSON: each thread's stacks over time (Perfetto, chrome://tracing)",
+    .text = true,
+    .write = write_trace,
+};
