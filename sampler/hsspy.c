@@ -119,7 +119,7 @@ static int cmd_record(int argc, char **argv)
         {"idle", no_argument, NULL, 'I'},
         {"sort", required_argument, NULL, 'S'},
         {"quiet", no_argument, NULL, 'q'},
-        {"save-captures", required_argument, NULL, 'S'},
+        {"save-captures", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -175,7 +175,7 @@ static int cmd_record(int argc, char **argv)
             sorted = true;
             break;
         case 'q': log__set_quiet(true); break;
-        case 'S': o.save_dir = optarg; break;
+        case 'C': o.save_dir = optarg; break;
         case 'h': record_usage(stdout); return 0;
         default:
             return bad_option(argv, "record");
