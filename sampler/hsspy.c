@@ -81,6 +81,29 @@ static int parse_double(const char *s, double *out)
     return 0;
 }
 
+static int parse_sort(const char *s, enum out_sort *sort)
+{
+    if (strcmp(s, "acc") == 0)
+        *sort = OUT_SORT_ACC;
+    else if (strcmp(s, "own") == 0)
+        *sort = OUT_SORT_OWN;
+    else {
+        log__error("--sort needs acc or own, not '%s'", s);
+        return -1;
+    }
+    return 0;
+}
+
+/* Only the calls analysis has an order to choose; silently ignoring --sort
+ * elsewhere would let a user believe it did something. */
+static bool sort_misplaced(const char *format)
+{
+    if (strcmp(format, "calls") == 0)
+        return false;
+    log__error("--sort applies to -f calls only, not to -f %s", format);
+    return true;
+}
+
 static int parse_pid(const char *s, pid_t *pid)
 {
     char *end;
@@ -164,14 +187,8 @@ static int cmd_record(int argc, char **argv)
         case 'T': o.threads = true; break;
         case 'I': o.idle = true; break;
         case 'S':
-            if (strcmp(optarg, "acc") == 0)
-                o.sort = OUT_SORT_ACC;
-            else if (strcmp(optarg, "own") == 0)
-                o.sort = OUT_SORT_OWN;
-            else {
-                log__error("--sort needs acc or own, not '%s'", optarg);
+            if (parse_sort(optarg, &o.sort) < 0)
                 return 2;
-            }
             sorted = true;
             break;
         case 'q': log__set_quiet(true); break;
@@ -181,12 +198,8 @@ static int cmd_record(int argc, char **argv)
             return bad_option(argv, "record");
         }
     }
-    /* Only the calls analysis has an order to choose; silently ignoring
-     * --sort elsewhere would let a user believe it did something. */
-    if (sorted && strcmp(o.format, "calls") != 0) {
-        log__error("--sort applies to -f calls only, not to -f %s", o.format);
+    if (sorted && sort_misplaced(o.format))
         return 2;
-    }
     if (optind < argc)
         o.argv = argv + optind;
     if (!o.pid == !o.argv) {
@@ -255,7 +268,8 @@ static int cmd_dump(int argc, char **argv)
 static void report_usage(FILE *f)
 {
     const struct writer *const *w = writer__all();
-    fprintf(f, "usage: hsspy report [-f FORMAT] [-o FILE] [--threads] [--idle] FILE\n"
+    fprintf(f, "usage: hsspy report [-f FORMAT] [-o FILE] [--threads] [--idle] [--sort acc|own]\n"
+               "                    FILE\n"
                "\n"
                "Read a recording saved with `hsspy record -f raw -o FILE`, name its frames\n"
                "from the files on this machine (those whose build-id still matches the\n"
@@ -267,6 +281,8 @@ static void report_usage(FILE *f)
     fprintf(f, "  -o, --output FILE     write to FILE (default: standard output)\n"
                "      --threads         a root frame per OS thread\n"
                "      --idle            keep samples of idle threads\n"
+               "      --sort acc|own    -f calls: order by samples on the stack (acc, the\n"
+               "                        default) or as the leaf (own)\n"
                "  -q, --quiet           no informational messages\n"
                "  -h, --help            this text\n");
 }
@@ -278,11 +294,13 @@ static int cmd_report(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"threads", no_argument, NULL, 'T'},
         {"idle", no_argument, NULL, 'I'},
+        {"sort", required_argument, NULL, 'S'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct replay_opts o = {.format = "report"};
+    bool sorted = false;
     int c;
     optind = 1;
     opterr = 0;
@@ -298,11 +316,18 @@ static int cmd_report(int argc, char **argv)
         case 'o': o.output = optarg; break;
         case 'T': o.threads = true; break;
         case 'I': o.idle = true; break;
+        case 'S':
+            if (parse_sort(optarg, &o.sort) < 0)
+                return 2;
+            sorted = true;
+            break;
         case 'q': log__set_quiet(true); break;
         case 'h': report_usage(stdout); return 0;
         default: return bad_option(argv, "report");
         }
     }
+    if (sorted && sort_misplaced(o.format))
+        return 2;
     if (optind != argc - 1) {
         log__error("report needs exactly one FILE, a recording saved with `hsspy record -f raw "
                    "-o FILE` (see hsspy report --help)");

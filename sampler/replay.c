@@ -61,7 +61,9 @@ int replay__run(const struct replay_opts *o)
     }
     if (!(out = output__open(o->output, w)))
         goto done_ms;
-    if (w->write(&p, &(struct out_opts){o->threads, o->idle}, out) < 0 || fflush(out) != 0) {
+    if (w->write(&p, &(struct out_opts){.threads = o->threads, .idle = o->idle, .sort = o->sort},
+                 out) < 0 ||
+        fflush(out) != 0) {
         log__error("writing the %s output failed: %s", w->name, strerror(errno));
         output__close(out);
         goto done_ms;

@@ -4,11 +4,14 @@
 
 #include <stdbool.h>
 
+#include "out/writer.h"
+
 struct replay_opts {
     const char *input;  /* the raw file */
     const char *output; /* NULL = stdout */
     const char *format;
     bool threads, idle;
+    enum out_sort sort;
 };
 
 /* Returns the process exit code. */
