@@ -221,7 +221,7 @@ TEST(escapes_names_and_is_well_formed)
      * control character and a byte that is not UTF-8. */
     name_frames(&p, (const char *const[]){"Main.<&>", "Data.Map.!?\"q\"", "it's>>=",
                                           "bad\x01\xff", NULL});
-    char *s = render(&p, "svg", (struct out_opts){false, false});
+    char *s = render(&p, "svg", (struct out_opts){false, false, OUT_SORT_ACC});
     CHECK(s);
     const char *why = not_xml(s);
     if (why)
@@ -245,7 +245,7 @@ TEST(one_frame_per_merged_prefix_with_its_counts)
 {
     struct profile p;
     ghc_profile(&p);
-    char *s = render(&p, "svg", (struct out_opts){false, false});
+    char *s = render(&p, "svg", (struct out_opts){false, false, OUT_SORT_ACC});
     CHECK(s);
     struct frame v[64];
     int n = frames_of(s, v, 64);
@@ -280,7 +280,7 @@ TEST(one_frame_per_merged_prefix_with_its_counts)
     /* Idle samples are shown only with --idle. */
     CHECK(!find(v, n, "[idle]"));
     free(s);
-    s = render(&p, "svg", (struct out_opts){false, true});
+    s = render(&p, "svg", (struct out_opts){false, true, OUT_SORT_ACC});
     n = frames_of(s, v, 64);
     CHECK_EQ_INT(n, 19);
     CHECK(find(v, n, "[idle];poll") && find(v, n, "[idle];poll")->n == 6);
@@ -293,7 +293,7 @@ TEST(colours_by_tag)
 {
     struct profile p;
     ghc_profile(&p);
-    char *s = render(&p, "svg", (struct out_opts){false, true});
+    char *s = render(&p, "svg", (struct out_opts){false, true, OUT_SORT_ACC});
     CHECK(s);
     struct frame v[64];
     int n = frames_of(s, v, 64);
@@ -352,7 +352,7 @@ TEST(colours_by_tag)
     add(&p, t, (int[]){0, 1, 2, 3}, 4, TAG_NONE, false, 3);
     add(&p, t, (int[]){4, 5, 6}, 3, TAG_NONE, false, 3);
     name_frames(&p, NAMES);
-    s = render(&p, "svg", (struct out_opts){false, false});
+    s = render(&p, "svg", (struct out_opts){false, false, OUT_SORT_ACC});
     n = frames_of(s, v, 64);
     CHECK_EQ_INT(n, 8);
     for (int i = 0; i < n; i++)
@@ -410,7 +410,7 @@ TEST(narrow_frames_left_out_and_counted)
     add(&p, t, (int[]){2, 3}, 2, TAG_NONE, false, 2);       /* 0.1%: drawn */
     add(&p, t, (int[]){5, 4, 3}, 3, TAG_NONE, false, 1);    /* 0.05%: 2 frames left out */
     name_frames(&p, NAMES);
-    char *s = render(&p, "svg", (struct out_opts){false, false});
+    char *s = render(&p, "svg", (struct out_opts){false, false, OUT_SORT_ACC});
     CHECK(s);
     struct frame v[16];
     int n = frames_of(s, v, 16);
@@ -437,7 +437,7 @@ TEST(header_shows_target_and_sampling_health)
     hist__add(&p.pause, 4000);
     hist__add(&p.pause, 12000);
     p.errors[WE_C_UNWIND] = 3;
-    char *s = render(&p, "svg", (struct out_opts){false, false});
+    char *s = render(&p, "svg", (struct out_opts){false, false, OUT_SORT_ACC});
     CHECK(s);
     CHECK(strstr(s, ">hsspy: pid 4242: ./demo 5 +RTS -N2 -RTS<"));
     CHECK(strstr(s, ">GHC 9.0.2, 2.00 s; rate 99 Hz asked, 5.0 Hz achieved; 10 ticks, 2 missed<"));
@@ -459,7 +459,7 @@ TEST(empty_profile)
     int t = profile__thread(&p, 1, "c");
     add(&p, t, (int[]){5}, 1, TAG_NONE, true, 4); /* only idle: nothing shown */
     name_frames(&p, NAMES);
-    char *s = render(&p, "svg", (struct out_opts){false, false});
+    char *s = render(&p, "svg", (struct out_opts){false, false, OUT_SORT_ACC});
     CHECK(s);
     const char *why = not_xml(s);
     if (why)
