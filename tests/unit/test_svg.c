@@ -371,7 +371,7 @@ TEST(same_stacks_as_folded)
 {
     struct profile p;
     ghc_profile(&p);
-    struct out_opts o = {true, true};
+    struct out_opts o = {true, true, OUT_SORT_ACC};
     char *s = render(&p, "svg", o), *folded = render(&p, "folded", o);
     CHECK(s && folded);
     struct frame v[64];
