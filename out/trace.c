@@ -153,6 +153,11 @@ static int thread_events(const struct profile *p, const struct out_opts *o, cons
 
     for (size_t i = 0; i < n; i++) {
         const struct prof_sample *s = &p->samples[idx[i]];
+        /* A thread that was kept waiting for a CPU is sampled once for the
+         * several ticks it stood for (copies with one time): on a timeline
+         * the first copy already covers them. */
+        if (i > 0 && p->samples[idx[i - 1]].t_ns == s->t_ns)
+            continue;
         if (!out__visible(p, s, o)) {
             CLOSE_TO(0, end);
             continue;

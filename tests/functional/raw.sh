@@ -5,7 +5,7 @@
 require_ptrace
 
 cp "$W/chains" "$T/chains"
-"$HSSPY" record -q -F 199 -d 1 -f raw -o "$T/rec.raw" -- "$T/chains" 1.5 >/dev/null 2>"$T/err"
+"$HSSPY" record -q -F 199 -f raw -o "$T/rec.raw" -- "$T/chains" 1 >/dev/null 2>"$T/err"
 check_status "record-raw" $? "$T/err"
 
 "$HSSPY" report -q -f folded -o "$T/from-raw.folded" "$T/rec.raw" 2>"$T/err"
@@ -19,7 +19,7 @@ for f in report dump; do
     check_status "report-$f" $? "$T/err"
 done
 check "report-header" "the report lost the recording's header" \
-    grep -q "target:    pid [0-9]*: $T/chains 1.5" "$T/from-raw.report"
+    grep -q "target:    pid [0-9]*: $T/chains 1" "$T/from-raw.report"
 check "report-threads" "the report lost --threads" \
     sh -c "'$HSSPY' report -q -f folded --threads '$T/rec.raw' | grep -q '^tid [0-9]* (chains-worker);'"
 
