@@ -1,5 +1,6 @@
 /* dwarf_lines.c - a compile-unit range index over libdw. */
 #include "symbolizer/dwarf_lines.h"
+#include "symbolizer/zdecode.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -112,6 +113,53 @@ static bool covers(Dwarf_Die *die, uint64_t vaddr, int depth)
     return false;
 }
 
+/* GHC's source notes (-g): a DIE of tag 0x5b00 under a procedure or
+ * block, giving the source span it comes from (attributes 0x2b00 file,
+ * 0x2b01 start line, 0x2b03 end line). */
+#define DW_TAG_ghc_src_note 0x5b00
+#define DW_AT_ghc_span_start_line 0x2b01
+#define DW_AT_ghc_span_end_line 0x2b03
+
+/* The first source note at or under die: its span's lines. */
+static bool src_span(Dwarf_Die *die, Dwarf_Word *lo, Dwarf_Word *hi, int depth)
+{
+    Dwarf_Die child;
+    Dwarf_Attribute a;
+    if (dwarf_tag(die) == DW_TAG_ghc_src_note)
+        return dwarf_formudata(dwarf_attr(die, DW_AT_ghc_span_start_line, &a), lo) == 0 &&
+               dwarf_formudata(dwarf_attr(die, DW_AT_ghc_span_end_line, &a), hi) == 0;
+    if (depth > 8 || dwarf_child(die, &child) != 0)
+        return false;
+    do
+        if (src_span(&child, lo, hi, depth + 1))
+            return true;
+    while (dwarf_siblingof(&child, &child) == 0);
+    return false;
+}
+
+/* A procedure GHC made for a local closure carries only a label: name it
+ * after the binding whose source span holds its code's (the innermost). */
+static const char *enclosing_binding(Dwarf_Die *cu, Dwarf_Die *proc)
+{
+    Dwarf_Word line, end, best = (Dwarf_Word)-1;
+    const char *name = NULL;
+    Dwarf_Die die;
+    if (!src_span(proc, &line, &end, 0) || dwarf_child(cu, &die) != 0)
+        return NULL;
+    do {
+        const char *nm = dwarf_diename(&die);
+        Dwarf_Word lo, hi;
+        if (dwarf_tag(&die) != DW_TAG_subprogram || !nm || dwarf_lines__is_label(nm) ||
+            !src_span(&die, &lo, &hi, 0))
+            continue;
+        if (lo <= line && line <= hi && hi - lo < best) {
+            best = hi - lo;
+            name = nm;
+        }
+    } while (dwarf_siblingof(&die, &die) == 0);
+    return name;
+}
+
 bool dwarf_lines__function(struct dwarf_lines *d, uint64_t vaddr, const char **name,
                            const char **linkage, uint64_t *cu_lo, uint64_t *cu_hi,
                            bool *haskell)
@@ -133,6 +181,16 @@ bool dwarf_lines__function(struct dwarf_lines *d, uint64_t vaddr, const char **n
             Dwarf_Attribute la;
             *linkage = dwarf_formstring(dwarf_attr(&die, DW_AT_MIPS_linkage_name, &la))
                            ?: dwarf_formstring(dwarf_attr(&die, DW_AT_linkage_name, &la));
+            struct zdecoded z;
+            if (dwarf_lines__is_label(*name) && (!*linkage || !zdecode__symbol(*linkage, &z))) {
+                /* Neither name nor linkage name (r3ZD_info) says which
+                 * binding this is: its source span does. */
+                const char *b = enclosing_binding(&cu, &die);
+                if (b) {
+                    *name = b;
+                    *linkage = NULL;
+                }
+            }
             found = true;
         }
     } while (!found && dwarf_siblingof(&die, &die) == 0);
