@@ -85,6 +85,9 @@ enum wanted_sym {
     S_stg_stop,
     S_CCS_MAIN,
     S_printStackChunk,
+    S_generations,
+    S_oldest_gen,
+    S_end_tso_queue,
     S__COUNT
 };
 
@@ -92,7 +95,7 @@ static const char *const wanted_names[S__COUNT] = {
     "MainCapability", "n_capabilities", "capabilities",
     "my_task", "stg_TSO_info", "stg_STACK_info",
     "stg_stack_underflow_frame_info", "stg_stop_thread_info", "CCS_MAIN",
-    "printStackChunk",
+    "printStackChunk", "generations", "oldest_gen", "stg_END_TSO_QUEUE_closure",
 };
 
 /* C functions whose presence on a C stack means the thread is collecting
@@ -362,6 +365,11 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     r->stg_STACK_info = sc.found[S_stg_STACK_info].st_value + bias;
     r->stg_underflow_info = sc.found[S_stg_underflow].st_value + bias;
     r->stg_stop_info = sc.found[S_stg_stop].st_value + bias;
+    if (sc.have[S_generations] && sc.have[S_oldest_gen] && sc.have[S_end_tso_queue]) {
+        r->generations = sc.found[S_generations].st_value + bias;
+        r->oldest_gen = sc.found[S_oldest_gen].st_value + bias;
+        r->end_tso_queue = sc.found[S_end_tso_queue].st_value + bias;
+    }
     r->my_task_is_tls = r->threaded;
     if (r->threaded) {
         if (!tls_offset(m, sc.found[S_my_task].st_value, &r->my_task_tls_off)) {
@@ -416,7 +424,7 @@ void rts__poll(struct rts *r)
  * ---------------------------------------------------------------------- */
 
 /* Copy [addr, addr+len) into the image; true if all of it arrived. */
-static bool grab(pid_t pid, struct memimg *img, uint64_t addr, size_t len)
+bool rts__grab(pid_t pid, struct memimg *img, uint64_t addr, size_t len)
 {
     uint8_t *p;
     struct remote_req q;
@@ -449,17 +457,17 @@ static uint64_t task_slot(const struct rts *r, const struct user_regs_struct *re
 
 /* Copy the stack chunk holding a TSO's stack, from sp_hint (or the chunk's
  * start) to its end, and the chunks after it (underflow frames). */
-static void grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso,
-                       uint64_t sp_hint)
+void rts__grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso,
+                     uint64_t sp_hint)
 {
     const struct rts_layout *L = r->L;
     uint64_t stack, size, sp;
 
-    if (!grab(pid, img, tso, (size_t)L->tso.struct_size) ||
+    if (!rts__grab(pid, img, tso, (size_t)L->tso.struct_size) ||
         !rts__field(img, tso, L->tso.stackobj, &stack))
         return;
     for (int chunk = 0; chunk < MAX_CHUNKS && stack; chunk++) {
-        if (!grab(pid, img, stack, (size_t)L->stack.stack.off) ||
+        if (!rts__grab(pid, img, stack, (size_t)L->stack.stack.off) ||
             !rts__field(img, stack, L->stack.stack_size, &size) ||
             !rts__field(img, stack, L->stack.sp, &sp))
             return;
@@ -472,7 +480,7 @@ static void grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint6
         if (from < start || from >= end)
             from = start;
         from &= ~(uint64_t)7;
-        if (!grab(pid, img, from, (size_t)(end - from)))
+        if (!rts__grab(pid, img, from, (size_t)(end - from)))
             return;
         /* A chunk that continues in another ends with an underflow frame:
          * {stg_stack_underflow_frame_info, next_chunk}. */
@@ -492,24 +500,24 @@ void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_
     const struct rts_layout *L = r->L;
     uint64_t slot = task_slot(r, regs), task, incall = 0, cap = 0, tso = 0, v;
 
-    if (!r->usable || !grab(pid, img, slot, 8) || memimg__read_u64(img, slot, &task) < 0 || !task)
+    if (!r->usable || !rts__grab(pid, img, slot, 8) || memimg__read_u64(img, slot, &task) < 0 || !task)
         return;
-    if (!grab(pid, img, task, (size_t)L->task.struct_size))
+    if (!rts__grab(pid, img, task, (size_t)L->task.struct_size))
         return;
     rts__field(img, task, L->task.incall, &incall);
     rts__field(img, task, L->task.cap, &cap);
     if (incall)
-        grab(pid, img, incall, (size_t)L->incall.struct_size);
+        rts__grab(pid, img, incall, (size_t)L->incall.struct_size);
     if (cap)
-        grab(pid, img, cap, (size_t)L->capability.struct_size);
+        rts__grab(pid, img, cap, (size_t)L->capability.struct_size);
     if (incall && rts__field(img, incall, L->incall.suspended_tso, &v) && v) {
-        grab_stack(r, pid, img, v, 0); /* in a safe call: its saved sp is right */
+        rts__grab_stack(r, pid, img, v, 0); /* in a safe call: its saved sp is right */
         return;
     }
     if (cap && rts__field(img, cap, L->capability.running_task, &v) && v == task &&
         rts__field(img, cap, L->capability.in_haskell, &v) && (v & 0xff) &&
         memimg__read_u64(img, cap + cap_reg(L, L->reg.rCurrentTSO), &tso) == 0 && tso)
-        grab_stack(r, pid, img, tso, regs->rbp);
+        rts__grab_stack(r, pid, img, tso, regs->rbp);
 }
 
 /* ------------------------------------------------------------------------

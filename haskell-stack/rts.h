@@ -58,6 +58,8 @@ struct rts {
     int64_t my_task_tls_off; /* threaded: &my_task == fs_base + off */
     uint64_t my_task;        /* non-threaded: its address */
     uint64_t stg_TSO_info, stg_STACK_info, stg_underflow_info, stg_stop_info;
+    /* every Haskell thread is on one generation's thread list (0: unknown) */
+    uint64_t generations, oldest_gen, end_tso_queue;
 
     /* code the tag is decided by */
     struct code_ranges gc;      /* GarbageCollect, gcWorkerThread, ... */
@@ -118,6 +120,15 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
  * with a warning. Returns r->usable. */
 bool rts__check_task(struct rts *r, const struct user_regs_struct *regs,
                      const struct memimg *img, const struct rts_view *v);
+
+/* Copy [addr, addr+len) of the target into img (unless already there);
+ * true if all of it arrived. */
+bool rts__grab(pid_t pid, struct memimg *img, uint64_t addr, size_t len);
+
+/* Copy a TSO, its stack chunk from sp_hint (or its start, or its saved sp
+ * for older chunks) to its end, and the chunks after it, into img. */
+void rts__grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso,
+                     uint64_t sp_hint);
 
 /* Read a field of a structure at base from img (size from the layout). */
 bool rts__field(const struct memimg *img, uint64_t base, struct rts_layout__field f,

@@ -66,6 +66,24 @@ static int write_dump(const struct profile *p, const struct out_opts *o, FILE *f
         if (n == 0)
             fprintf(f, "  (no stack)\n");
     }
+    if (p->ngreen)
+        fprintf(f, "\nhaskell threads: %zu\n", p->ngreen);
+    for (size_t i = 0; i < p->ngreen; i++) {
+        const struct prof_green *g = &p->green[i];
+        uint32_t n;
+        const uint32_t *ids = profile__stack_ids(p, g->stack, &n);
+        fprintf(f, "\nhaskell thread %" PRIu64, g->id);
+        if (g->label[0])
+            fprintf(f, " \"%s\"", g->label);
+        fprintf(f, ": %s", g->status);
+        if (g->blocked_on)
+            fprintf(f, ", MVar 0x%" PRIx64, g->blocked_on);
+        if (g->owner_id)
+            fprintf(f, ", evaluated by haskell thread %" PRIu64, g->owner_id);
+        fputc('\n', f);
+        for (uint32_t k = 0; k < n; k++)
+            frame_line(p, (int)k, ids[k], f);
+    }
     return 0;
 }
 

@@ -57,6 +57,7 @@ int profile__init(struct profile *p)
 
 void profile__free(struct profile *p)
 {
+    free(p->green);
     for (size_t i = 0; i < p->nmodules; i++) {
         free(p->modules[i].path);
         free(p->modules[i].blob);

@@ -64,6 +64,16 @@ struct prof_module {
     size_t blob_len;
 };
 
+/* A Haskell (green) thread, as a dump saw it. */
+struct prof_green {
+    uint64_t id;          /* ThreadId number */
+    char status[96];      /* "blocked on an MVar (takeMVar/putMVar)", ... */
+    uint64_t blocked_on;  /* the MVar's address, when that is what it waits for */
+    uint64_t owner_id;    /* blocked on a black hole: the thread evaluating it */
+    char label[64];
+    uint32_t stack;       /* its STG frames (a stack id) */
+};
+
 struct profile {
     /* what was profiled */
     pid_t pid;
@@ -92,6 +102,9 @@ struct profile {
 
     struct prof_module *modules;
     size_t nmodules;
+
+    struct prof_green *green; /* every Haskell thread (dumps only) */
+    size_t ngreen;
 
     struct prof_thread *threads;
     size_t nthreads, cap_threads;

@@ -9,6 +9,7 @@ extern const struct writer writer_report;
 extern const struct writer writer_calls;
 extern const struct writer writer_trace;
 extern const struct writer writer_dump;
+extern const struct writer writer_json;
 extern const struct writer writer_raw;
 extern const struct writer writer_svg;
 
@@ -18,6 +19,7 @@ static const struct writer *const all[] = {
     &writer_calls,
     &writer_trace,
     &writer_dump,
+    &writer_json,
     &writer_raw,
     &writer_svg,
     NULL,

@@ -213,14 +213,19 @@ static int cmd_record(int argc, char **argv)
 
 static void dump_usage(FILE *f)
 {
-    fprintf(f, "usage: hsspy dump [-o FILE] [-q] -p PID\n"
+    fprintf(f, "usage: hsspy dump [--json] [-o FILE] [-q] -p PID\n"
                "\n"
                "Stop every thread of a running process once, print each one's role, tag\n"
                "and whole stack (innermost frame first, with raw addresses), and detach.\n"
                "For a GHC program the Haskell frames are printed exactly as they are on\n"
-               "the stack: recursion is not folded.\n"
+               "the stack (recursion is not folded), and so is every Haskell thread, not\n"
+               "only those a capability is running: its id, label (GHC 9.6+), what it is\n"
+               "blocked on (an MVar, a black hole and the thread evaluating it, STM, a\n"
+               "foreign call, ...) and its stack. Every OS thread is stopped for the\n"
+               "moment of the snapshot, so the picture is consistent.\n"
                "\n"
                "  -p, --pid PID         the process\n"
+               "      --json            one JSON document instead of text\n"
                "  -o, --output FILE     write to FILE (default: standard output)\n"
                "  -q, --quiet           no informational messages\n"
                "  -h, --help            this text\n");
@@ -231,6 +236,7 @@ static int cmd_dump(int argc, char **argv)
     static const struct option opts[] = {
         {"pid", required_argument, NULL, 'p'},
         {"output", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, 'J'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -252,6 +258,7 @@ static int cmd_dump(int argc, char **argv)
                 return 2;
             break;
         case 'o': o.output = optarg; break;
+        case 'J': o.format = "json"; break;
         case 'q': log__set_quiet(true); break;
         case 'h': dump_usage(stdout); return 0;
         default:

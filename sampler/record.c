@@ -27,6 +27,7 @@
 #include "sampler/output.h"
 #include "sampler/proc.h"
 #include "sampler/tracee.h"
+#include "haskell-stack/green.h"
 #include "haskell-stack/hs_sample.h"
 #include "haskell-stack/rts.h"
 #include "symbolizer/modset.h"
@@ -294,17 +295,73 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
             repeat_thread(r, &r->t.th[i]);
 }
 
-/* A dump: one sample of every thread, now (once the RTS, if any, has been
- * validated: a few quick looks, handling the target's events between). */
+/* The Haskell threads of a dump, captured while every OS thread was
+ * stopped: what each is blocked on, and its STG stack. */
+static void walk_green(struct recorder *r, const uint64_t *tsos, size_t n)
+{
+    r->p.green = calloc(n ? n : 1, sizeof *r->p.green);
+    if (!r->p.green)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        struct green_thread g;
+        int nf = green__read(&r->rts, &r->ms, &r->cap.img, tsos[i], &g, r->frames, MAX_FRAMES);
+        int64_t st = profile__stack(&r->p, r->frames, nf);
+        if (st < 0)
+            break;
+        struct prof_green *pg = &r->p.green[r->p.ngreen++];
+        pg->id = g.id;
+        snprintf(pg->status, sizeof pg->status, "%s",
+                 green__status(&r->rts, g.why_blocked, g.what_next));
+        if (g.why_blocked == (uint32_t)r->rts.L->why_blocked.BlockedOnMVar ||
+            g.why_blocked == (uint32_t)r->rts.L->why_blocked.BlockedOnMVarRead)
+            pg->blocked_on = g.block_info;
+        pg->owner_id = g.owner_id;
+        memcpy(pg->label, g.label, sizeof pg->label);
+        pg->stack = (uint32_t)st;
+    }
+}
+
+/* A dump: every thread stopped at once (for one consistent picture of the
+ * runtime: its Haskell threads are read while no OS thread can change
+ * them), captured, then all resumed; once the RTS, if any, has been
+ * validated (a few quick looks, handling the target's events between). */
 static void snapshot(struct recorder *r)
 {
     int sig = 0;
+    static uint64_t tsos[20000];
+    size_t ntsos = 0;
+
     for (int i = 0; i < 100 && r->rts.pending; i++) {
         rts__poll(&r->rts);
         if (r->rts.pending && tracee__wait(&r->t, tracee__now_ns() + 2000000u))
             return;
     }
-    tick(r, &sig, 1000000000u, 1000000000u); /* a dump waits for every thread */
+    size_t live = 0;
+    for (size_t i = 0; i < r->t.n; i++)
+        live += r->t.th[i].run != TT_GONE;
+    /* Room for every Haskell thread's stack too. */
+    if (capture__reserve(&r->cap, live + 1, r->rts.usable ? (live + 1) * 80 * 1024 + (64u << 20)
+                                                          : 0) < 0)
+        return;
+    capture__begin(&r->cap);
+    r->cap.t_ns = tracee__now_ns();
+    tracee__on_stop(&r->t, NULL, NULL); /* hold each thread once stopped */
+    tracee__interrupt(&r->t, false);
+    for (size_t i = 0; i < r->t.n; i++)
+        if (r->t.th[i].soft) {
+            capture__soft(&r->cap, r->t.pid, &r->t.th[i]);
+            capture_rts(r, &r->cap.th[r->cap.n - 1]);
+        }
+    tracee__collect(&r->t, tracee__now_ns() + 1000000000u, 1000000000u, &sig);
+    for (size_t i = 0; i < r->t.n; i++)
+        if (r->t.th[i].run == TT_HELD)
+            on_stop(r, &r->t.th[i]);
+    if (r->rts.usable)
+        ntsos = green__capture(&r->rts, r->t.pid, &r->cap.img, tsos, sizeof tsos / sizeof *tsos);
+    tracee__resume_held(&r->t);
+    r->p.ticks++;
+    walk_green(r, tsos, ntsos); /* before walk_captures resets the image */
+    walk_captures(r);
 }
 
 /* The one-line live progress on a terminal's stderr, while the profile

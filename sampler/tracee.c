@@ -521,6 +521,13 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
     return (int)count_wanted(t);
 }
 
+void tracee__resume_held(struct tracee *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->th[i].run == TT_HELD)
+            resume(t, &t->th[i]);
+}
+
 static void detach_one(struct tracee *t, struct tthread *th)
 {
     int sig = th->pending_sig;

@@ -140,6 +140,9 @@ void tracee__on_stop(struct tracee *t, tracee_stop_fn fn, void *arg);
  * stopped yet. */
 int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, int *sig_out);
 
+/* Resume every thread held (stopped with no on_stop capture set). */
+void tracee__resume_held(struct tracee *t);
+
 /* Detach from every thread, re-injecting pending signals and leaving
  * job-control-stopped threads stopped; gives up on a thread after timeout_ms
  * (the kernel detaches it when hsspy exits). */

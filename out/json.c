@@ -1,0 +1,112 @@
+/* json.c - `hsspy dump --json`: what the dump writer prints, as one JSON
+ * document for programs: the target, then every OS thread (tid, name,
+ * role, tag, /proc state, frames innermost first) and every Haskell thread
+ * (id, label, status, what it is blocked on, frames). Each frame has its raw
+ * address, kind, name, object, file and line where known. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "out/writer.h"
+
+static void str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p >= 0x7f)
+            fprintf(f, "\\u%04x", *p); /* bytes, not code points: never invalid JSON */
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static const char *kind_name(uint32_t k)
+{
+    static const char *const names[FK__COUNT] = {
+        [FK_PC] = "pc",         [FK_RET] = "ret",           [FK_HS_RET] = "stg",
+        [FK_HS_UPDATE] = "update", [FK_HS_CATCH] = "catch",  [FK_HS_ATOMICALLY] = "atomically",
+        [FK_HS_CATCH_STM] = "catchSTM", [FK_HS_CATCH_RETRY] = "catchRetry",
+        [FK_HS_CCS] = "ccs",    [FK_INVALID] = "invalid",   [FK_TRUNCATED] = "truncated",
+    };
+    return k < FK__COUNT && names[k] ? names[k] : "?";
+}
+
+static void frames(const struct profile *p, uint32_t stack, FILE *f)
+{
+    uint32_t n;
+    const uint32_t *ids = profile__stack_ids(p, stack, &n);
+    fputs("\"frames\": [", f);
+    for (uint32_t k = 0; k < n; k++) {
+        const struct raw_frame *r = &p->frames[ids[k]];
+        const struct frame_sym *s = p->syms ? &p->syms[ids[k]] : NULL;
+        fprintf(f, "%s\n      {\"address\": \"0x%" PRIx64 "\", \"kind\": \"%s\", \"name\": ",
+                k ? "," : "", r->addr, kind_name(r->kind));
+        str(f, profile__frame_name(p, ids[k]));
+        if (s && s->object) {
+            fputs(", \"object\": ", f);
+            str(f, s->object);
+        }
+        if (s && s->file) {
+            fputs(", \"file\": ", f);
+            str(f, s->file);
+            fprintf(f, ", \"line\": %d", s->line);
+        }
+        fputc('}', f);
+    }
+    fputs(n ? "\n    ]" : "]", f);
+}
+
+static int write_json(const struct profile *p, const struct out_opts *o, FILE *f)
+{
+    (void)o;
+    fprintf(f, "{\n  \"pid\": %d,\n  \"command\": ", (int)p->pid);
+    str(f, p->cmdline);
+    fputs(",\n  \"ghc\": ", f);
+    if (p->ghc_version[0])
+        str(f, p->ghc_version);
+    else
+        fputs("null", f);
+    fputs(",\n  \"threads\": [", f);
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const struct prof_sample *s = &p->samples[i];
+        const struct prof_thread *t = &p->threads[s->thread];
+        fprintf(f, "%s\n    {\"tid\": %d, \"name\": ", i ? "," : "", (int)t->tid);
+        str(f, t->comm);
+        fputs(", \"role\": ", f);
+        str(f, t->role);
+        fputs(", \"tag\": ", f);
+        str(f, sample_tag__str(s->tag));
+        fprintf(f, ", \"state\": \"%c\",\n     ", s->state ? s->state : '?');
+        frames(p, s->stack, f);
+        fputc('}', f);
+    }
+    fputs(p->nsamples ? "\n  ],\n  \"haskell_threads\": [" : "],\n  \"haskell_threads\": [", f);
+    for (size_t i = 0; i < p->ngreen; i++) {
+        const struct prof_green *g = &p->green[i];
+        fprintf(f, "%s\n    {\"id\": %" PRIu64 ", \"label\": ", i ? "," : "", g->id);
+        if (g->label[0])
+            str(f, g->label);
+        else
+            fputs("null", f);
+        fputs(", \"status\": ", f);
+        str(f, g->status);
+        if (g->blocked_on)
+            fprintf(f, ", \"mvar\": \"0x%" PRIx64 "\"", g->blocked_on);
+        if (g->owner_id)
+            fprintf(f, ", \"black_hole_owner\": %" PRIu64, g->owner_id);
+        fputs(",\n     ", f);
+        frames(p, g->stack, f);
+        fputc('}', f);
+    }
+    fputs(p->ngreen ? "\n  ]\n}\n" : "]\n}\n", f);
+    return 0;
+}
+
+const struct writer writer_json = {
+    .name = "json",
+    .help = "every sample's stack and every Haskell thread as JSON (hsspy dump --json)",
+    .text = true,
+    .write = write_json,
+};
