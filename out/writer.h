@@ -42,4 +42,17 @@ bool out__visible(const struct profile *p, const struct prof_sample *s, const st
 int out__path(const struct profile *p, const struct prof_sample *s, const struct out_opts *o,
               const char **names, int max, char *scratch, int *first_code);
 
+/* The code frames of a sample as displayed (the same rule as out__path),
+ * outermost first, as frame ids into out[0..max): for writers that describe
+ * frames by more than their name. Returns the count. */
+int out__frames(const struct profile *p, const struct prof_sample *s, uint32_t *out, int max);
+
+/* The tag's pseudo-frame, "[haskell]"; NULL for TAG_NONE. */
+const char *out__tag_frame(int tag);
+
+/* How the sampling went, in one line per item joined by sep: rate asked and
+ * achieved, ticks and missed ticks, pause mean and max, errors, duration.
+ * For formats that carry it as comments or a title. */
+void out__health(const struct profile *p, char *buf, size_t size, const char *sep);
+
 #endif
