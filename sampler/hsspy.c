@@ -50,7 +50,7 @@ static void record_usage(FILE *f)
             "  -o, --output FILE     write to FILE (default: standard output)\n"
             "  -f, --format FORMAT   output format (default folded):\n");
     for (size_t i = 0; w[i]; i++)
-        fprintf(f, "                          %-9s %s\n", w[i]->name, w[i]->help);
+        fprintf(f, "                          %-10s %s\n", w[i]->name, w[i]->help);
     fprintf(f,
             "      --threads         a root frame per OS thread: \"tid 1234 (comm)\"\n"
             "      --idle            keep samples of idle threads (sleeping in the\n"

@@ -346,6 +346,13 @@ int record__run(const struct record_opts *o)
         log__error("unknown format '%s' (see hsspy record --help)", o->format);
         return 2;
     }
+    /* A binary format on a terminal is garbage on the screen and a lost
+     * recording: refuse before the target is touched. */
+    if (!w->text && (!o->output || strcmp(o->output, "-") == 0) && isatty(STDOUT_FILENO)) {
+        log__error("the %s format is binary: write it to a file with -o FILE, or redirect "
+                   "standard output", w->name);
+        return 2;
+    }
     rng_state = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
     if (!(out = open_output(o->output)))
         return 1;

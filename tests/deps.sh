@@ -3,7 +3,10 @@
 # those missing (no apt-get at all when everything is there).
 set -eu
 
-PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev ghc ghc-prof gdb procps bc util-linux"
+# zlib1g-dev: gzip for -f pprof. golang-go: `go tool pprof`, the reader the
+# pprof output is tested with.
+PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev zlib1g-dev ghc ghc-prof gdb procps bc
+      util-linux golang-go"
 
 missing=""
 for p in $PKGS; do
