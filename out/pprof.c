@@ -356,7 +356,7 @@ static void comments(const struct profile *p, const struct out_opts *o, struct s
 {
     char buf[2048];
     uint64_t ids[32];
-    size_t n = 0, kept = 0;
+    size_t n = 0;
 
     ids[n++] = str__id(s, "hsspy " HSSPY_VERSION);
     snprintf(buf, sizeof buf, "target: pid %d: %s", (int)p->pid, p->cmdline);
@@ -365,12 +365,7 @@ static void comments(const struct profile *p, const struct out_opts *o, struct s
         snprintf(buf, sizeof buf, "runtime: GHC %s", p->ghc_version);
         ids[n++] = str__id(s, buf);
     }
-    for (size_t i = 0; i < p->nsamples; i++)
-        kept += out__visible(p, &p->samples[i], o);
-    snprintf(buf, sizeof buf, "samples: %zu thread samples%s", kept,
-             kept < p->nsamples ? " (idle threads' samples left out; --idle keeps them)" : "");
-    ids[n++] = str__id(s, buf);
-    out__health(p, buf, sizeof buf, "\n");
+    out__health(p, o, buf, sizeof buf, "\n");
     for (char *line = strtok(buf, "\n"); line && n < 32; line = strtok(NULL, "\n"))
         ids[n++] = str__id(s, line);
     pb__packed(b, PROFILE_COMMENT, ids, n);

@@ -9,12 +9,14 @@ extern const struct writer writer_folded;
 extern const struct writer writer_report;
 extern const struct writer writer_dump;
 extern const struct writer writer_pprof;
+extern const struct writer writer_speedscope;
 
 static const struct writer *const all[] = {
     &writer_folded,
     &writer_report,
     &writer_dump,
     &writer_pprof,
+    &writer_speedscope,
     NULL,
 };
 
@@ -83,18 +85,23 @@ const char *out__tag_frame(int tag)
     return tags[tag];
 }
 
-void out__health(const struct profile *p, char *buf, size_t size, const char *sep)
+void out__health(const struct profile *p, const struct out_opts *o, char *buf, size_t size,
+                 const char *sep)
 {
     uint64_t errors = 0;
-    size_t pos = 0;
+    size_t pos = 0, shown = 0;
     for (int e = 1; e < WE__COUNT; e++)
         errors += p->errors[e];
+    for (size_t i = 0; i < p->nsamples; i++)
+        shown += out__visible(p, &p->samples[i], o);
 #define PUT(...)                                                                     \
     do {                                                                             \
         int n_ = snprintf(buf + pos, size > pos ? size - pos : 0, __VA_ARGS__);      \
         pos += n_ > 0 ? (size_t)n_ : 0;                                              \
     } while (0)
-    PUT("rate: %.0f Hz asked, %.1f Hz achieved", p->rate_hz, profile__achieved_hz(p));
+    PUT("samples: %zu thread samples%s", shown,
+        shown < p->nsamples ? " (idle threads' samples left out; --idle keeps them)" : "");
+    PUT("%srate: %.0f Hz asked, %.1f Hz achieved", sep, p->rate_hz, profile__achieved_hz(p));
     PUT("%sticks: %" PRIu64 ", %" PRIu64 " missed", sep, p->ticks, p->missed_ticks);
     if (p->pause.n)
         PUT("%spause per stopped thread: mean %.1f us, max %.1f us", sep,

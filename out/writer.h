@@ -50,9 +50,10 @@ int out__frames(const struct profile *p, const struct prof_sample *s, uint32_t *
 /* The tag's pseudo-frame, "[haskell]"; NULL for TAG_NONE. */
 const char *out__tag_frame(int tag);
 
-/* How the sampling went, in one line per item joined by sep: rate asked and
- * achieved, ticks and missed ticks, pause mean and max, errors, duration.
- * For formats that carry it as comments or a title. */
-void out__health(const struct profile *p, char *buf, size_t size, const char *sep);
+/* How the sampling went, one item per line joined by sep: the samples
+ * shown, rate asked and achieved, ticks and missed ticks, pause mean and
+ * max, errors, duration. For formats that carry it as comments or a title. */
+void out__health(const struct profile *p, const struct out_opts *o, char *buf, size_t size,
+                 const char *sep);
 
 #endif
