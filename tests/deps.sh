@@ -8,6 +8,13 @@ set -eu
 PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev zlib1g-dev ghc ghc-prof gdb procps bc
       util-linux golang-go"
 
+# node and npm run speedscope's importer on -f speedscope output. Only when
+# missing: a machine may have them from another source than Debian's
+# packages (whose npm would clash with it).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    PKGS="$PKGS nodejs npm"
+fi
+
 missing=""
 for p in $PKGS; do
     if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed"; then
