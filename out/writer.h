@@ -6,7 +6,13 @@
  *
  * The displayed stack of a sample, outermost first, is the same for every
  * writer (out__path): an optional "tid N (comm)" root (--threads), the tag
- * in brackets for GHC programs ("[haskell]"), then the code frames.
+ * in brackets for GHC programs ("[haskell]"), then the code frames
+ * (out__frames). Formats with their own place for the thread and the tag
+ * use it instead of pseudo-frames: pprof's labels, speedscope's profile
+ * per thread.
+ *
+ * A writer whose output is binary has text = false; record refuses to send
+ * it to a terminal.
  */
 #ifndef HSSPY_WRITER_H
 #define HSSPY_WRITER_H
