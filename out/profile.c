@@ -67,6 +67,10 @@ void profile__free(struct profile *p)
         for (size_t i = 0; i < p->nframes; i++)
             frame_sym__free(&p->syms[i]);
     free(p->syms);
+    for (size_t i = 0; i < p->nobjects; i++)
+        free(p->objects[i].path);
+    free(p->objects);
+    free(p->frame_object);
     free(p->threads);
     free(p->samples);
     free(p->frames);
@@ -204,15 +208,49 @@ int profile__add(struct profile *p, const struct prof_sample *s)
     return 0;
 }
 
+/* The object index + 1 of a frame's module, adding the module on first
+ * sight; 0 if the frame is in none. */
+static int64_t frame_object(struct profile *p, struct modset *ms, const struct module **seen,
+                            const struct raw_frame *f)
+{
+    uint64_t addr;
+    const struct module *m;
+    if (!symbolize__code_addr(f, &addr) || !(m = modset__find(ms, addr)))
+        return 0;
+    for (size_t i = 0; i < p->nobjects; i++)
+        if (seen[i] == m)
+            return (int64_t)i + 1;
+    struct prof_object *o = &p->objects[p->nobjects];
+    memset(o, 0, sizeof *o);
+    if (!(o->path = strdup(m->path)))
+        return -ENOMEM;
+    o->start = m->lo;
+    o->limit = m->hi;
+    o->offset = m->lo_offset;
+    module__build_id_hex(m, o->build_id, sizeof o->build_id);
+    o->main = m == ms->main;
+    seen[p->nobjects] = m;
+    return (int64_t)++p->nobjects;
+}
+
 int profile__symbolize(struct profile *p, struct modset *ms)
 {
+    /* Every object a frame can be in is one of ms's modules. */
+    const struct module **seen = calloc(ms->nmods + 1, sizeof *seen);
     p->syms = calloc(p->nframes ? p->nframes : 1, sizeof *p->syms);
-    if (!p->syms)
-        return -ENOMEM;
-    for (size_t i = 0; i < p->nframes; i++)
-        if (symbolize__frame(ms, &p->frames[i], &p->syms[i]) < 0)
-            return -ENOMEM;
-    return 0;
+    p->frame_object = calloc(p->nframes ? p->nframes : 1, sizeof *p->frame_object);
+    p->objects = calloc(ms->nmods + 1, sizeof *p->objects);
+    int r = seen && p->syms && p->frame_object && p->objects ? 0 : -ENOMEM;
+    for (size_t i = 0; i < p->nframes && r == 0; i++) {
+        int64_t o;
+        if (symbolize__frame(ms, &p->frames[i], &p->syms[i]) < 0 ||
+            (o = frame_object(p, ms, seen, &p->frames[i])) < 0)
+            r = -ENOMEM;
+        else
+            p->frame_object[i] = (uint32_t)o;
+    }
+    free(seen);
+    return r;
 }
 
 int profile__keep_modules(struct profile *p, const struct modset *ms)

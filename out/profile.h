@@ -74,6 +74,16 @@ struct prof_green {
     uint32_t stack;       /* its STG frames (a stack id) */
 };
 
+/* An object file that frames were found in, as it was mapped: for formats
+ * that describe the mappings (pprof). */
+struct prof_object {
+    char *path;            /* as the target sees it, or "[vdso]" */
+    uint64_t start, limit; /* runtime span of its mappings */
+    uint64_t offset;       /* file offset mapped at start */
+    char build_id[129];    /* hex, "" if none */
+    bool main;             /* the executable */
+};
+
 struct profile {
     /* what was profiled */
     pid_t pid;
@@ -116,6 +126,9 @@ struct profile {
     uint32_t *frame_hash;
     size_t frame_hash_size;
     struct frame_sym *syms; /* nframes entries after profile__symbolize */
+    struct prof_object *objects; /* those the frames are in, after profile__symbolize */
+    size_t nobjects;
+    uint32_t *frame_object; /* per frame: index + 1 into objects, 0 if none (or NULL) */
 
     uint32_t *ids;      /* all stacks' frame ids, concatenated */
     size_t nids, cap_ids;
@@ -137,7 +150,7 @@ int64_t profile__stack(struct profile *p, const struct raw_frame *f, int n);
 /* Record a sample. 0 or -ENOMEM. */
 int profile__add(struct profile *p, const struct prof_sample *s);
 
-/* Name every frame (once each). */
+/* Name every frame (once each), and note the object each is in. */
 int profile__symbolize(struct profile *p, struct modset *ms);
 
 /* Keep the list of modules of ms in the profile (for raw files). */

@@ -1,6 +1,7 @@
 /* writer.c - the table of output formats and what they share. */
 #include "out/writer.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,8 @@ extern const struct writer writer_dump;
 extern const struct writer writer_json;
 extern const struct writer writer_raw;
 extern const struct writer writer_svg;
+extern const struct writer writer_pprof;
+extern const struct writer writer_speedscope;
 
 static const struct writer *const all[] = {
     &writer_folded,
@@ -22,6 +25,8 @@ static const struct writer *const all[] = {
     &writer_json,
     &writer_raw,
     &writer_svg,
+    &writer_pprof,
+    &writer_speedscope,
     NULL,
 };
 
@@ -41,34 +46,89 @@ bool out__visible(const struct profile *p, const struct prof_sample *s, const st
     return o->idle || !(s->flags & SAMPLE_IDLE);
 }
 
-int out__path(const struct profile *p, const struct prof_sample *s, const struct out_opts *o,
-              const char **names, int max, char *scratch, int *first_code)
+int out__frames(const struct profile *p, const struct prof_sample *s, uint32_t *out, int max)
 {
     int n = 0;
     uint32_t len;
     const uint32_t *ids = profile__stack_ids(p, s->stack, &len);
+
+    /* Stored innermost first; displayed outermost first. The code a
+     * Haskell thread is running and the continuation it pushed usually
+     * belong to the same function: one frame, not two. */
+    for (uint32_t i = len; i-- > 0 && n < max;) {
+        if (n > 0 && p->syms && p->syms[ids[i]].lang == LANG_HASKELL &&
+            p->syms[ids[i + 1]].lang == LANG_HASKELL &&
+            strcmp(profile__frame_name(p, out[n - 1]), profile__frame_name(p, ids[i])) == 0)
+            continue;
+        out[n++] = ids[i];
+    }
+    return n;
+}
+
+int out__path(const struct profile *p, const struct prof_sample *s, const struct out_opts *o,
+              const char **names, int max, char *scratch, int *first_code)
+{
+    int n = 0;
+    uint32_t ids[MAX_FRAMES];
 
     if (o->threads && n < max) {
         const struct prof_thread *t = &p->threads[s->thread];
         snprintf(scratch, 128, "tid %d (%s)", (int)t->tid, t->comm);
         names[n++] = scratch;
     }
-    if (s->tag != TAG_NONE && n < max) {
-        static char tags[TAG__COUNT][24];
-        if (!tags[s->tag][0])
-            snprintf(tags[s->tag], sizeof tags[s->tag], "[%s]", sample_tag__str(s->tag));
-        names[n++] = tags[s->tag];
-    }
+    if (s->tag != TAG_NONE && n < max)
+        names[n++] = out__tag_frame(s->tag);
     *first_code = n;
-    /* Stored innermost first; displayed outermost first. The code a
-     * Haskell thread is running and the continuation it pushed usually
-     * belong to the same function: one frame, not two. */
-    for (uint32_t i = len; i-- > 0 && n < max;) {
-        const char *name = profile__frame_name(p, ids[i]);
-        if (n > *first_code && p->syms && p->syms[ids[i]].lang == LANG_HASKELL &&
-            p->syms[ids[i + 1]].lang == LANG_HASKELL && strcmp(names[n - 1], name) == 0)
-            continue;
-        names[n++] = name;
-    }
+    int k = out__frames(p, s, ids, max - n < MAX_FRAMES ? max - n : MAX_FRAMES);
+    for (int i = 0; i < k; i++)
+        names[n++] = profile__frame_name(p, ids[i]);
     return n;
+}
+
+const char *out__tag_frame(int tag)
+{
+    static char tags[TAG__COUNT][24];
+    if (tag <= TAG_NONE || tag >= TAG__COUNT)
+        return NULL;
+    if (!tags[tag][0])
+        snprintf(tags[tag], sizeof tags[tag], "[%s]", sample_tag__str(tag));
+    return tags[tag];
+}
+
+void out__health(const struct profile *p, const struct out_opts *o, char *buf, size_t size,
+                 const char *sep)
+{
+    uint64_t errors = 0;
+    size_t pos = 0, shown = 0;
+    for (int e = 1; e < WE__COUNT; e++)
+        errors += p->errors[e];
+    for (size_t i = 0; i < p->nsamples; i++)
+        shown += out__visible(p, &p->samples[i], o);
+#define PUT(...)                                                                     \
+    do {                                                                             \
+        int n_ = snprintf(buf + pos, size > pos ? size - pos : 0, __VA_ARGS__);      \
+        pos += n_ > 0 ? (size_t)n_ : 0;                                              \
+    } while (0)
+    PUT("samples: %zu thread samples%s", shown,
+        shown < p->nsamples ? " (idle threads' samples left out; --idle keeps them)" : "");
+    PUT("%srate: %.0f Hz asked, %.1f Hz achieved", sep, p->rate_hz, profile__achieved_hz(p));
+    PUT("%sticks: %" PRIu64 ", %" PRIu64 " missed", sep, p->ticks, p->missed_ticks);
+    if (p->pause.n)
+        PUT("%spause per stopped thread: mean %.1f us, max %.1f us", sep,
+            (double)p->pause.sum_ns / (double)p->pause.n / 1e3, (double)p->pause.max_ns / 1e3);
+    PUT("%serrors: %" PRIu64, sep, errors);
+    const char *open = " (";
+    for (int e = 1; e < WE__COUNT; e++)
+        if (p->errors[e]) {
+            PUT("%s%s: %" PRIu64, open, walk_error__str(e), p->errors[e]);
+            open = ", ";
+        }
+    if (errors)
+        PUT(")");
+    if (p->lost_threads)
+        PUT(", %" PRIu64 " thread stops timed out", p->lost_threads);
+    PUT("%sduration: %.2f s", sep, (double)p->duration_ns / 1e9);
+#undef PUT
+    if (size && pos >= size)
+        buf[size - 1] = 0;
 }

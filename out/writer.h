@@ -6,7 +6,13 @@
  *
  * The displayed stack of a sample, outermost first, is the same for every
  * writer (out__path): an optional "tid N (comm)" root (--threads), the tag
- * in brackets for GHC programs ("[haskell]"), then the code frames.
+ * in brackets for GHC programs ("[haskell]"), then the code frames
+ * (out__frames). Formats with their own place for the thread and the tag
+ * use it instead of pseudo-frames: pprof's labels, speedscope's profile
+ * per thread.
+ *
+ * A writer whose output is binary has text = false; record refuses to send
+ * it to a terminal.
  */
 #ifndef HSSPY_WRITER_H
 #define HSSPY_WRITER_H
@@ -49,5 +55,19 @@ bool out__visible(const struct profile *p, const struct prof_sample *s, const st
  * lives as long as the profile, so writers may keep the pointers. */
 int out__path(const struct profile *p, const struct prof_sample *s, const struct out_opts *o,
               const char **names, int max, char *scratch, int *first_code);
+
+/* The code frames of a sample as displayed (the same rule as out__path),
+ * outermost first, as frame ids into out[0..max): for writers that describe
+ * frames by more than their name. Returns the count. */
+int out__frames(const struct profile *p, const struct prof_sample *s, uint32_t *out, int max);
+
+/* The tag's pseudo-frame, "[haskell]"; NULL for TAG_NONE. */
+const char *out__tag_frame(int tag);
+
+/* How the sampling went, one item per line joined by sep: the samples
+ * shown, rate asked and achieved, ticks and missed ticks, pause mean and
+ * max, errors, duration. For formats that carry it as comments or a title. */
+void out__health(const struct profile *p, const struct out_opts *o, char *buf, size_t size,
+                 const char *sep);
 
 #endif

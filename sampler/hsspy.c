@@ -53,7 +53,7 @@ static void record_usage(FILE *f)
             "  -o, --output FILE     write to FILE (default: standard output)\n"
             "  -f, --format FORMAT   output format (default folded):\n");
     for (size_t i = 0; w[i]; i++)
-        fprintf(f, "                          %-9s %s\n", w[i]->name, w[i]->help);
+        fprintf(f, "                          %-10s %s\n", w[i]->name, w[i]->help);
     fprintf(f,
             "      --sort acc|own    -f calls: order functions by samples anywhere on the\n"
             "                        stack (acc, default) or as the leaf (own)\n"

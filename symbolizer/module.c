@@ -228,6 +228,7 @@ int module__open(struct module *m, pid_t pid, const struct maps *maps, size_t fi
     m->name = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
     m->lo = e0->start;
     m->hi = e0->end;
+    m->lo_offset = e0->offset;
 
     m->fd = open_target_file(pid, e0);
     if (m->fd < 0) {

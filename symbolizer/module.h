@@ -24,6 +24,7 @@ struct module {
     char *path;      /* as the target sees it ("/usr/lib/x86_64-linux-gnu/libc.so.6") */
     const char *name; /* its basename, for display */
     uint64_t lo, hi; /* runtime span of all its mappings */
+    uint64_t lo_offset; /* file offset mapped at lo */
     int64_t bias;    /* runtime address = ELF virtual address + bias */
 
     int fd;

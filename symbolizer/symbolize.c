@@ -28,6 +28,15 @@ static bool is_rts_symbol(const char *s)
            strcmp(s, "StgReturn") == 0;
 }
 
+bool symbolize__code_addr(const struct raw_frame *f, uint64_t *addr)
+{
+    if (fixed_name((enum frame_kind)f->kind) || f->kind == FK_HS_CCS ||
+        (f->kind == FK_HS_UPDATE && f->addr == 0))
+        return false;
+    *addr = f->kind == FK_RET && f->addr > 0 ? f->addr - 1 : f->addr;
+    return true;
+}
+
 int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_sym *out)
 {
     const char *fixed = fixed_name((enum frame_kind)f->kind);
@@ -45,8 +54,7 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
         out->lang = f->kind == FK_HS_UPDATE ? LANG_HASKELL : LANG_NONE;
         return out->name ? 0 : -ENOMEM;
     }
-    if (f->kind == FK_RET && addr > 0)
-        addr--;
+    symbolize__code_addr(f, &addr);
     m = modset__find(ms, addr);
     if (!m) {
         out->name = strdup("[unknown]");
@@ -105,6 +113,7 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
             snprintf(buf, sizeof buf, "%.*s", (int)strcspn(s->name, "@"), s->name);
             out->lang = is_rts_symbol(s->name) ? LANG_RTS : LANG_C;
         }
+        out->symbol = strdup(s->name);
         if (f->kind == FK_HS_UPDATE) {
             size_t l = strlen(buf);
             snprintf(buf + l, sizeof buf - l, " (thunk)");
@@ -123,6 +132,7 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
 void frame_sym__free(struct frame_sym *fs)
 {
     free(fs->name);
+    free(fs->symbol);
     free(fs->unit);
     free(fs->object);
     free(fs->file);

@@ -22,6 +22,7 @@ enum frame_lang { LANG_C, LANG_HASKELL, LANG_RTS, LANG_NONE };
 
 struct frame_sym {
     char *name;   /* display name, never NULL after symbolize__frame */
+    char *symbol; /* the ELF symbol the name was made from ("Main_zdwfib_info"), or NULL */
     char *unit;   /* Haskell unit ("base", "ghc-prim"), NULL for the main unit and C */
     char *object; /* object file basename, NULL if unknown */
     char *file;   /* source file, NULL if unknown */
@@ -33,5 +34,9 @@ struct frame_sym {
  * "[unknown]". Returns 0, or -ENOMEM. */
 int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_sym *out);
 void frame_sym__free(struct frame_sym *fs);
+
+/* The code address a frame is named from (a return address less one), or
+ * false for frames that have none ([catch], [invalid], a blackhole). */
+bool symbolize__code_addr(const struct raw_frame *f, uint64_t *addr);
 
 #endif

@@ -8,9 +8,18 @@
 set -eu
 
 # python3: tests/functional/c_trace.sh reads -f trace's JSON with a real parser.
-PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev ghc ghc-prof gdb procps bc util-linux
-valgrind libxml2-utils python3"
+# zlib1g-dev: gzip for -f pprof. golang-go: `go tool pprof`, the reader the
+# pprof output is tested with.
+PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev zlib1g-dev ghc ghc-prof gdb procps bc
+util-linux valgrind libxml2-utils python3 golang-go"
 OPTIONAL="chromium"
+
+# node and npm run speedscope's importer on -f speedscope output. Only when
+# missing: a machine may have them from another source than Debian's
+# packages (whose npm would clash with it).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    PKGS="$PKGS nodejs npm"
+fi
 
 missing_of() {
     for p in "$@"; do

@@ -47,6 +47,18 @@ static void add(struct profile *p, int thread, const int *addrs, int n, int tag,
     }
 }
 
+/* Long texts: where they first differ, with some of each from there. */
+#define CHECK_SAME_TEXT(got, want)                                                          \
+    do {                                                                                    \
+        const char *g_ = (got), *w_ = (want);                                               \
+        size_t i_ = 0;                                                                      \
+        while (g_ && g_[i_] && g_[i_] == w_[i_])                                            \
+            i_++;                                                                           \
+        if (!g_ || g_[i_] != w_[i_])                                                        \
+            UNIT_FAIL("differs at byte %zu: \"%.80s\", expected \"%.80s\"", i_,            \
+                      g_ ? g_ + i_ : "(null)", w_ + i_);                                    \
+    } while (0)
+
 static const char *const NAMES[] = {"leaf", "middle", "outer", "main", "wo;rker", "poll"};
 
 TEST(folded_exact)
@@ -139,6 +151,57 @@ TEST(report_counts_threads)
     CHECK(strstr(s, "     25.0%  middle\n"));
     CHECK(strstr(s, "    100.0%  main\n"));
     CHECK(!strstr(s, "poll"));
+    free(s);
+    profile__free(&p);
+}
+
+TEST(speedscope_exact)
+{
+    struct profile p;
+    profile__init(&p);
+    p.pid = 42;
+    strcpy(p.cmdline, "./prog \"x\"");
+    p.rate_hz = 100;
+    p.duration_ns = 2000000000;
+    p.ticks = 10;
+    int t0 = profile__thread(&p, 42, "prog");
+    int t1 = profile__thread(&p, 43, "w\xff");
+    strcpy(p.threads[t0].role, "capability 0");
+    add(&p, t0, (int[]){0, 1, 3}, 3, TAG_HASKELL, 'R', false, 2);
+    add(&p, t0, (int[]){1, 3}, 2, TAG_NONE, 'R', false, 1);
+    add(&p, t1, (int[]){4, 1, 3}, 3, TAG_HASKELL, 'R', false, 4);
+    add(&p, t1, (int[]){5}, 1, TAG_IDLE, 'S', true, 2);
+    /* Two frames named leaf in a.c, on lines 7 and 9: one speedscope
+     * frame, without a line; middle has one line, kept. */
+    name_frames(&p, (const char *const[]){"leaf", "middle", "outer", "main", "leaf", "poll"});
+    for (size_t i = 0; i < p.nframes; i++) {
+        uint64_t a = p.frames[i].addr;
+        if (a == 0 || a == 4 || a == 1)
+            p.syms[i].file = strdup("a.c");
+        p.syms[i].line = a == 0 ? 7 : a == 4 ? 9 : a == 1 ? 20 : 0;
+    }
+    char *s = render(&p, "speedscope", (struct out_opts){true, false, OUT_SORT_ACC});
+    CHECK_SAME_TEXT(s,
+        "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
+        "\"name\":\"hsspy: pid 42: ./prog \\\"x\\\"; samples: 7 thread samples (idle threads' "
+        "samples left out; --idle keeps them); rate: 100 Hz asked, 5.0 Hz achieved; ticks: 10, "
+        "0 missed; errors: 0; duration: 2.00 s\",\n"
+        "\"exporter\":\"hsspy " HSSPY_VERSION "\",\n"
+        "\"activeProfileIndex\":0,\n"
+        "\"shared\":{\"frames\":[\n"
+        "{\"name\":\"[haskell]\"},\n"
+        "{\"name\":\"main\"},\n"
+        "{\"name\":\"middle\",\"file\":\"a.c\",\"line\":20},\n"
+        "{\"name\":\"leaf\",\"file\":\"a.c\"}]},\n"
+        "\"profiles\":[\n"
+        "{\"type\":\"sampled\",\"name\":\"tid 43 w\\ufffd\",\"unit\":\"none\",\"startValue\":0,"
+        "\"endValue\":4,\n"
+        "\"samples\":[[0,1,2,3],\n[0,1,2,3],\n[0,1,2,3],\n[0,1,2,3]],\n"
+        "\"weights\":[1,1,1,1]},\n"
+        "{\"type\":\"sampled\",\"name\":\"tid 42 prog (capability 0)\",\"unit\":\"none\","
+        "\"startValue\":0,\"endValue\":3,\n"
+        "\"samples\":[[0,1,2,3],\n[0,1,2,3],\n[1,2]],\n"
+        "\"weights\":[1,1,1]}]}\n");
     free(s);
     profile__free(&p);
 }
