@@ -3,7 +3,10 @@
 # those missing (no apt-get at all when everything is there).
 set -eu
 
-PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev ghc ghc-prof gdb procps bc util-linux"
+# debootstrap and curl: the Debian chroots with other GHC versions
+# (tests/chroot.sh); libzstd-dev: compressed IPE data (GHC 9.10+).
+PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev libzstd-dev ghc ghc-prof gdb procps bc
+util-linux debootstrap curl"
 
 missing=""
 for p in $PKGS; do
