@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define PAGE_MASK_4K (~(uint64_t)0xfff)
@@ -27,20 +29,42 @@ static bool same_file(const struct map_entry *a, const struct map_entry *b)
            a->dev_minor == b->dev_minor && strcmp(a->path, b->path) == 0;
 }
 
+/* Is fd the very file the mapping maps (same inode and device)? */
+static bool is_mapped_file(int fd, const struct map_entry *e)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && (uint64_t)st.st_ino == e->inode &&
+           major(st.st_dev) == e->dev_major && minor(st.st_dev) == e->dev_minor;
+}
+
+/* The file behind a mapping, as the target sees it. Its maps path is
+ * relative to the target's root: in a container (its own mount namespace
+ * and root) "/usr/lib/x86_64-linux-gnu/libc.so.6" names the container's
+ * libc, which only /proc/PID/root reaches, while the same path on the host
+ * is another libc altogether. So, in order: the path under /proc/PID/root,
+ * if it is the mapped inode; the mapping itself (/proc/PID/map_files, which
+ * needs privileges, and also serves a file that was replaced or removed
+ * after it was mapped, "(deleted)"); then, unverified, the path under
+ * /proc/PID/root or as it is (a chroot in the host's namespace shows
+ * host paths; some filesystems, overlayfs, report other inode numbers). */
 static int open_target_file(pid_t pid, const struct map_entry *e)
 {
     char path[4200];
     const char *del = " (deleted)";
     size_t pl = strlen(e->path), dl = strlen(del);
+    bool deleted = pl > dl && strcmp(e->path + pl - dl, del) == 0;
     int fd;
 
-    if (pl > dl && strcmp(e->path + pl - dl, del) == 0) {
-        /* The file was replaced or removed after it was mapped (an upgrade
-         * under a running program): the mapping itself still has it. */
-        snprintf(path, sizeof path, "/proc/%d/map_files/%llx-%llx", (int)pid,
-                 (unsigned long long)e->start, (unsigned long long)e->end);
-        return open(path, O_RDONLY | O_CLOEXEC);
+    snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, e->path);
+    if (!deleted && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+        if (is_mapped_file(fd, e))
+            return fd;
+        close(fd);
     }
+    snprintf(path, sizeof path, "/proc/%d/map_files/%llx-%llx", (int)pid,
+             (unsigned long long)e->start, (unsigned long long)e->end);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0 || deleted)
+        return fd;
     snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, e->path);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -229,6 +253,7 @@ int module__open(struct module *m, pid_t pid, const struct maps *maps, size_t fi
     m->lo = e0->start;
     m->hi = e0->end;
 
+    m->pid = pid;
     m->fd = open_target_file(pid, e0);
     if (m->fd < 0) {
         r = -errno;
@@ -372,15 +397,24 @@ int module__read(const struct module *m, uint64_t addr, void *out, size_t len)
 }
 
 /* Debian ships symbols and DWARF of stripped files separately, found by
- * build-id: /usr/lib/debug/.build-id/ab/cdef....debug. */
+ * build-id: /usr/lib/debug/.build-id/ab/cdef....debug, first among the
+ * target's own files (a container's debug packages), then the host's. */
 static void open_debug_file(struct module *m)
 {
-    char hex[130], path[256];
-    if (m->debug_elf || m->build_id_len < 2)
+    char hex[130], path[300];
+    if (m->debug_elf || m->build_id_len < 2 || m->debug_tried)
         return;
+    m->debug_tried = true;
     module__build_id_hex(m, hex, sizeof hex);
-    snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-    m->debug_fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (m->pid > 0) {
+        snprintf(path, sizeof path, "/proc/%d/root/usr/lib/debug/.build-id/%.2s/%s.debug",
+                 (int)m->pid, hex, hex + 2);
+        m->debug_fd = open(path, O_RDONLY | O_CLOEXEC);
+    }
+    if (m->debug_fd < 0) {
+        snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+        m->debug_fd = open(path, O_RDONLY | O_CLOEXEC);
+    }
     if (m->debug_fd < 0)
         return;
     m->debug_elf = elf_begin(m->debug_fd, ELF_C_READ_MMAP, NULL);
