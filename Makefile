@@ -14,7 +14,7 @@ MANDIR  ?= $(PREFIX)/share/man
 
 VERSION := 0.1.0
 HS_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I. -MMD -MP -DHSSPY_VERSION='"$(VERSION)"'
-LDLIBS  := -lunwind-generic -lunwind -ldw -lelf -lm
+LDLIBS  := -lunwind-generic -lunwind -ldw -lelf -lzstd -lm
 
 B := build
 DIRS := sampler symbolizer haskell-stack out

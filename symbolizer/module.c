@@ -1,6 +1,7 @@
 /* module.c - opening a mapped ELF object and answering questions about it. */
 #define _GNU_SOURCE
 #include "symbolizer/module.h"
+#include "symbolizer/ipe.h"
 #include "symbolizer/zdecode.h"
 
 #include <errno.h>
@@ -358,6 +359,10 @@ err:
 
 void module__close(struct module *m)
 {
+    if (m->ipe) {
+        ipe_map__free(m->ipe);
+        free(m->ipe);
+    }
     if (m->syms_loaded)
         symtab__free(&m->syms);
     if (m->lines_ok)

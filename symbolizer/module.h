@@ -51,6 +51,8 @@ struct module {
     int debug_fd; /* separate debug info (/usr/lib/debug/.build-id), if found */
     Elf *debug_elf;
     bool debug_tried;
+    bool ipe_tried;
+    struct ipe_map *ipe; /* -finfo-table-map provenance (ipe.h), if any */
     pid_t pid; /* the live process whose root its files are under, or 0 */
 };
 
