@@ -220,7 +220,8 @@ static void on_stop(void *arg, struct tthread *th)
     tc->t_resume_ns = tracee__now_ns();
 }
 
-static void tick(struct recorder *r, int *sig)
+/* wait_ns: how long a thread may take to stop before it is skipped. */
+static void tick(struct recorder *r, int *sig, uint64_t wait_ns)
 {
     if (r->rts.pending)
         rts__poll(&r->rts);
@@ -233,9 +234,9 @@ static void tick(struct recorder *r, int *sig)
 
     uint64_t start = tracee__now_ns();
     int asked = tracee__interrupt(&r->t, true);
-    /* A thread that does not stop within a few ms (in an uninterruptible
-     * sleep) is skipped this tick; its late stop is resumed on arrival. */
-    uint64_t deadline = start + 5000000u;
+    /* A thread that does not stop in time (in an uninterruptible sleep)
+     * is skipped this tick; its late stop is resumed on arrival. */
+    uint64_t deadline = start + wait_ns;
     uint64_t timeouts = r->t.st.interrupt_timeouts;
     capture__begin(&r->cap);
     r->cap.t_ns = start;
@@ -266,7 +267,9 @@ static void snapshot(struct recorder *r)
         if (r->rts.pending && tracee__wait(&r->t, tracee__now_ns() + 2000000u))
             return;
     }
-    tick(r, &sig);
+    /* One look only: a thread that is slow to stop (its CPU busy with
+     * other processes) is waited for, not left out of the dump. */
+    tick(r, &sig, 500000000u);
 }
 
 /* The one-line live progress on a terminal's stderr, while the profile
@@ -314,7 +317,7 @@ static void loop(struct recorder *r)
             next += (double)behind * period;
         }
         sig = 0;
-        tick(r, &sig);
+        tick(r, &sig, 5000000u); /* a few ms: the next tick comes soon */
         progress(r, tracee__now_ns(), false);
         if (sig) {
             log__info("%s: stopping", strsignal(sig));
