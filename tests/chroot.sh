@@ -17,6 +17,8 @@
 #                                   it on those sources and the installed
 #                                   headers, with its own compiler; print
 #                                   the table (> haskell-stack/layout_ghc_V.c)
+#   tests/chroot.sh version SUITE   the GHC version of a complete chroot
+#   tests/chroot.sh expected SUITE  the GHC version the suite should have
 #   tests/chroot.sh clean SUITE     delete it
 #
 # A chroot is built once per machine and kept outside the repository, in
@@ -48,6 +50,16 @@ packages() {
     esac
 }
 
+# The GHC each suite is expected to have: the version hsspy has a layout
+# for and the tests are about. sid moves; when its GHC changes, the chroot
+# says so instead of silently testing another version.
+expected_ghc() {
+    case $1 in
+    trixie) echo 9.6.6 ;;
+    sid) echo 9.10.3 ;;
+    esac
+}
+
 die() { echo "$me: $*" >&2; exit 1; }
 cannot() { echo "$me: cannot make the $suite chroot: $*" >&2; exit 77; }
 
@@ -62,15 +74,26 @@ in_ns() {
         exec "$@"' sh "$dir" "$@"
 }
 
+# complete: the chroot is built (its stamp records its GHC version) and has
+# the GHC the tests expect. A chroot with another GHC (sid moved on) stays
+# as it is, and is refused with the reason until it is cleaned and rebuilt.
+complete() {
+    local stamp=$CACHE/chroot-$suite.done ver want
+    [ -s "$stamp" ] && [ -x "$CACHE/chroot-$suite/usr/bin/ghc" ] || return 1
+    ver=$(cat "$stamp") want=$(expected_ghc "$suite")
+    [ "$ver" = "$want" ] ||
+        cannot "$suite has GHC $ver, not $want: add its layout (tests/chroot.sh layout $suite), update expected_ghc in tests/chroot.sh, or rebuild the chroot (tests/chroot.sh clean $suite)"
+}
+
 ensure() {
     local dir=$CACHE/chroot-$suite stamp=$CACHE/chroot-$suite.done
     local pkgs
     pkgs=$(packages "$suite") || die "unknown suite '$suite' (trixie, sid)"
-    if [ -f "$stamp" ] && [ -x "$dir/usr/bin/ghc" ]; then
+    if complete; then
         echo "$dir"
         return 0
     fi
-    [ "$(id -u)" = 0 ] || cannot "not root"
+    [ "$(id -u)" = 0 ] || cannot "not root (debootstrap and chroot need it)"
     command -v debootstrap >/dev/null || cannot "debootstrap is not installed (apt-get install debootstrap)"
     command -v unshare >/dev/null || cannot "unshare (util-linux) is not installed"
     unshare --mount true 2>/dev/null || cannot "no mount namespaces here (unshare --mount failed)"
@@ -78,7 +101,7 @@ ensure() {
     exec 9>"$CACHE/chroot-$suite.lock"
     flock 9
     # Someone else may have finished it while we waited for the lock.
-    if [ -f "$stamp" ] && [ -x "$dir/usr/bin/ghc" ]; then
+    if complete; then
         echo "$dir"
         return 0
     fi
@@ -109,10 +132,12 @@ ensure() {
         tail -n 5 "$log" >&2
         cannot "apt-get install $pkgs in the $suite chroot failed (see $log)"
     fi
-    in_ns "$dir" chroot "$dir" ghc --numeric-version >>"$log" 2>&1 ||
+    local ver
+    ver=$(in_ns "$dir" chroot "$dir" ghc --numeric-version 2>>"$log") ||
         cannot "ghc does not run in the $suite chroot (see $log)"
     echo "$me: $suite chroot complete after $((SECONDS - t0)) s, $(du -sh --one-file-system "$dir" | cut -f1)" >&2
-    touch "$stamp"
+    echo "$ver" >"$stamp"
+    complete || exit 77
     echo "$dir"
 }
 
@@ -229,6 +254,11 @@ ensure) ensure ;;
 exec) run "$@" ;;
 source) source_dir ;;
 layout) layout ;;
+expected) expected_ghc "$suite" ;;
+version)
+    [ -s "$CACHE/chroot-$suite.done" ] || die "the $suite chroot is not built"
+    cat "$CACHE/chroot-$suite.done"
+    ;;
 clean)
     exec 9>"$CACHE/chroot-$suite.lock"
     flock 9
