@@ -56,7 +56,12 @@ calibrated() { # SUITE CASE-PREFIX
         has_line "$T/main.folded" '\[safe-ffi\];.*calib_sleep;.*nanosleep'
 
     # The report names the RTS's threads and leaves their waits out as idle.
-    hs_record "$suite" /dev/null "$T/err" -q -F 199 -f report -o "$T/report" -- "$prog" 2
+    # Recorded once they wait: a thread sampled in the instant the RTS
+    # creates it has no Task yet, and is not waiting for anything.
+    if hs_start "$suite" /dev/null /dev/null "$prog" 3 && sleep 0.5; then
+        "$HSSPY" record -q -F 199 -d 2 -f report -o "$T/report" -p "$HS_PID" 2>"$T/err"
+    fi
+    kill "$HS_PID" 2>/dev/null
     check "$c-role-main" "no bound main thread holding a capability in the report" \
         grep -q '(calib), bound main thread (capability 0):' "$T/report"
     check "$c-role-ticker" "no ticker thread" grep -Eq '\(ghc_ticker\), ticker: .*' "$T/report"
