@@ -41,11 +41,12 @@ MIRROR=${HSSPY_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 me=chroot.sh
 
 # The packages each suite gets: the compiler (which pulls in gcc, libgmp-dev,
-# libffi-dev), and gdb to call the debug RTS's stack printer in the
-# reference test.
+# libffi-dev), gdb to call the debug RTS's stack printer in the reference
+# test, and libc6-dbg, the suite's libc's separate debug file, which hsspy
+# must find under the target's root.
 packages() {
     case $1 in
-    trixie | sid) echo "ghc gdb" ;;
+    trixie | sid) echo "ghc gdb libc6-dbg" ;;
     *) return 1 ;;
     esac
 }
@@ -74,22 +75,37 @@ in_ns() {
         exec "$@"' sh "$dir" "$@"
 }
 
-# complete: the chroot is built (its stamp records its GHC version) and has
-# the GHC the tests expect. A chroot with another GHC (sid moved on) stays
-# as it is, and is refused with the reason until it is cleaned and rebuilt.
+# complete: the chroot is built (its stamp records its GHC version, then
+# the packages it got) and has the GHC the tests expect. A chroot with
+# another GHC (sid moved on) stays as it is, and is refused with the reason
+# until it is cleaned and rebuilt.
 complete() {
     local stamp=$CACHE/chroot-$suite.done ver want
     [ -s "$stamp" ] && [ -x "$CACHE/chroot-$suite/usr/bin/ghc" ] || return 1
-    ver=$(cat "$stamp") want=$(expected_ghc "$suite")
+    ver=$(head -n 1 "$stamp") want=$(expected_ghc "$suite")
     [ "$ver" = "$want" ] ||
         cannot "$suite has GHC $ver, not $want: add its layout (tests/chroot.sh layout $suite), update expected_ghc in tests/chroot.sh, or rebuild the chroot (tests/chroot.sh clean $suite)"
+}
+
+# add_packages DIR STAMP PKGS: a complete chroot made with an older package
+# list gets the new one installed, instead of being built again.
+add_packages() {
+    local dir=$1 stamp=$2 pkgs=$3
+    echo "$me: installing $pkgs in the $suite chroot" >&2
+    # shellcheck disable=SC2086 # pkgs is a word list
+    in_ns "$dir" chroot "$dir" /usr/bin/env DEBIAN_FRONTEND=noninteractive \
+        /bin/sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends $pkgs && apt-get clean" \
+        >>"$CACHE/chroot-$suite.log" 2>&1 ||
+        cannot "apt-get install $pkgs in the $suite chroot failed (see $CACHE/chroot-$suite.log)"
+    printf '%s\n%s\n' "$(head -n 1 "$stamp")" "$pkgs" >"$stamp.new"
+    mv "$stamp.new" "$stamp"
 }
 
 ensure() {
     local dir=$CACHE/chroot-$suite stamp=$CACHE/chroot-$suite.done
     local pkgs
     pkgs=$(packages "$suite") || die "unknown suite '$suite' (trixie, sid)"
-    if complete; then
+    if complete && [ "$(sed -n 2p "$stamp")" = "$pkgs" ]; then
         echo "$dir"
         return 0
     fi
@@ -102,6 +118,7 @@ ensure() {
     flock 9
     # Someone else may have finished it while we waited for the lock.
     if complete; then
+        [ "$(sed -n 2p "$stamp")" = "$pkgs" ] || add_packages "$dir" "$stamp" "$pkgs"
         echo "$dir"
         return 0
     fi
@@ -136,7 +153,7 @@ ensure() {
     ver=$(in_ns "$dir" chroot "$dir" ghc --numeric-version 2>>"$log") ||
         cannot "ghc does not run in the $suite chroot (see $log)"
     echo "$me: $suite chroot complete after $((SECONDS - t0)) s, $(du -sh --one-file-system "$dir" | cut -f1)" >&2
-    echo "$ver" >"$stamp"
+    printf '%s\n%s\n' "$ver" "$pkgs" >"$stamp"
     complete || exit 77
     echo "$dir"
 }
@@ -257,7 +274,7 @@ layout) layout ;;
 expected) expected_ghc "$suite" ;;
 version)
     [ -s "$CACHE/chroot-$suite.done" ] || die "the $suite chroot is not built"
-    cat "$CACHE/chroot-$suite.done"
+    head -n 1 "$CACHE/chroot-$suite.done"
     ;;
 clean)
     exec 9>"$CACHE/chroot-$suite.lock"
