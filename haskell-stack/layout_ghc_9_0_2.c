@@ -54,12 +54,18 @@
  *       current_chunk state), tvar(struct_size current_value
  *       first_watch_queue_entry num_updates)
  * Absent in every variant of this version:
- *       closure_type(CONTINUATION), misc(MAX_N_CAPABILITIES), tso(label)
+ *       closure_type(CONTINUATION), info_prov(closure_desc label module
+ *       src_file src_span struct_size table_name ty_desc unit_id),
+ *       ipe_entry(closure_desc info label module_name src_file src_span
+ *       struct_size table_name ty_desc), ipe_node(compressed count entries
+ *       entries_inline entries_size module_name next string_table
+ *       string_table_size struct_size tables unit_id),
+ *       misc(MAX_N_CAPABILITIES), tso(label)
  */
 
 #include "rts_layout.h"
 
-_Static_assert(RTS_LAYOUT__N_VALUES == 365,
+_Static_assert(RTS_LAYOUT__N_VALUES == 396,
                "layout_ghc_9_0_2.c is stale: rts_layout.h's lists changed; re-run gen-layout.sh");
 
 /* v: no flags */
@@ -400,6 +406,42 @@ static const struct rts_layout ghc_9_0_2_v = {
         .flags                       = {    46,   2 },
         .blocks                      = {    48,   4 },
     },
+    .ipe_node = {
+        .struct_size                 = -1,
+        .next                        = {    -1,   0 },  /* absent */
+        .compressed                  = {    -1,   0 },  /* absent */
+        .count                       = {    -1,   0 },  /* absent */
+        .tables                      = {    -1,   0 },  /* absent */
+        .entries_inline              = {    -1,   0 },  /* absent */
+        .entries                     = {    -1,   0 },  /* absent */
+        .entries_size                = {    -1,   0 },  /* absent */
+        .string_table                = {    -1,   0 },  /* absent */
+        .string_table_size           = {    -1,   0 },  /* absent */
+        .unit_id                     = {    -1,   0 },  /* absent */
+        .module_name                 = {    -1,   0 },  /* absent */
+    },
+    .ipe_entry = {
+        .struct_size                 = -1,
+        .info                        = {    -1,   0 },  /* absent */
+        .table_name                  = {    -1,   0 },  /* absent */
+        .closure_desc                = {    -1,   0 },  /* absent */
+        .ty_desc                     = {    -1,   0 },  /* absent */
+        .label                       = {    -1,   0 },  /* absent */
+        .module_name                 = {    -1,   0 },  /* absent */
+        .src_file                    = {    -1,   0 },  /* absent */
+        .src_span                    = {    -1,   0 },  /* absent */
+    },
+    .info_prov = {
+        .struct_size                 = -1,
+        .table_name                  = {    -1,   0 },  /* absent */
+        .closure_desc                = {    -1,   0 },  /* absent */
+        .ty_desc                     = {    -1,   0 },  /* absent */
+        .label                       = {    -1,   0 },  /* absent */
+        .unit_id                     = {    -1,   0 },  /* absent */
+        .module                      = {    -1,   0 },  /* absent */
+        .src_file                    = {    -1,   0 },  /* absent */
+        .src_span                    = {    -1,   0 },  /* absent */
+    },
     .closure_type = {
         .INVALID_OBJECT                  = 0,
         .CONSTR                          = 1,
@@ -524,6 +566,9 @@ static const struct rts_layout ghc_9_0_2_v = {
         .all_tasks                       = 8,
         .my_task                         = 8,
         .generations                     = 8,
+    },
+    .symbol_is_array = {
+        .capabilities                    = 0,
     },
 };
 
@@ -865,6 +910,42 @@ static const struct rts_layout ghc_9_0_2_thr = {
         .flags                       = {    46,   2 },
         .blocks                      = {    48,   4 },
     },
+    .ipe_node = {
+        .struct_size                 = -1,
+        .next                        = {    -1,   0 },  /* absent */
+        .compressed                  = {    -1,   0 },  /* absent */
+        .count                       = {    -1,   0 },  /* absent */
+        .tables                      = {    -1,   0 },  /* absent */
+        .entries_inline              = {    -1,   0 },  /* absent */
+        .entries                     = {    -1,   0 },  /* absent */
+        .entries_size                = {    -1,   0 },  /* absent */
+        .string_table                = {    -1,   0 },  /* absent */
+        .string_table_size           = {    -1,   0 },  /* absent */
+        .unit_id                     = {    -1,   0 },  /* absent */
+        .module_name                 = {    -1,   0 },  /* absent */
+    },
+    .ipe_entry = {
+        .struct_size                 = -1,
+        .info                        = {    -1,   0 },  /* absent */
+        .table_name                  = {    -1,   0 },  /* absent */
+        .closure_desc                = {    -1,   0 },  /* absent */
+        .ty_desc                     = {    -1,   0 },  /* absent */
+        .label                       = {    -1,   0 },  /* absent */
+        .module_name                 = {    -1,   0 },  /* absent */
+        .src_file                    = {    -1,   0 },  /* absent */
+        .src_span                    = {    -1,   0 },  /* absent */
+    },
+    .info_prov = {
+        .struct_size                 = -1,
+        .table_name                  = {    -1,   0 },  /* absent */
+        .closure_desc                = {    -1,   0 },  /* absent */
+        .ty_desc                     = {    -1,   0 },  /* absent */
+        .label                       = {    -1,   0 },  /* absent */
+        .unit_id                     = {    -1,   0 },  /* absent */
+        .module                      = {    -1,   0 },  /* absent */
+        .src_file                    = {    -1,   0 },  /* absent */
+        .src_span                    = {    -1,   0 },  /* absent */
+    },
     .closure_type = {
         .INVALID_OBJECT                  = 0,
         .CONSTR                          = 1,
@@ -989,6 +1070,9 @@ static const struct rts_layout ghc_9_0_2_thr = {
         .all_tasks                       = 8,
         .my_task                         = 8,
         .generations                     = 8,
+    },
+    .symbol_is_array = {
+        .capabilities                    = 0,
     },
 };
 
@@ -1330,6 +1414,42 @@ static const struct rts_layout ghc_9_0_2_p = {
         .flags                       = {    46,   2 },
         .blocks                      = {    48,   4 },
     },
+    .ipe_node = {
+        .struct_size                 = -1,
+        .next                        = {    -1,   0 },  /* absent */
+        .compressed                  = {    -1,   0 },  /* absent */
+        .count                       = {    -1,   0 },  /* absent */
+        .tables                      = {    -1,   0 },  /* absent */
+        .entries_inline              = {    -1,   0 },  /* absent */
+        .entries                     = {    -1,   0 },  /* absent */
+        .entries_size                = {    -1,   0 },  /* absent */
+        .string_table                = {    -1,   0 },  /* absent */
+        .string_table_size           = {    -1,   0 },  /* absent */
+        .unit_id                     = {    -1,   0 },  /* absent */
+        .module_name                 = {    -1,   0 },  /* absent */
+    },
+    .ipe_entry = {
+        .struct_size                 = -1,
+        .info                        = {    -1,   0 },  /* absent */
+        .table_name                  = {    -1,   0 },  /* absent */
+        .closure_desc                = {    -1,   0 },  /* absent */
+        .ty_desc                     = {    -1,   0 },  /* absent */
+        .label                       = {    -1,   0 },  /* absent */
+        .module_name                 = {    -1,   0 },  /* absent */
+        .src_file                    = {    -1,   0 },  /* absent */
+        .src_span                    = {    -1,   0 },  /* absent */
+    },
+    .info_prov = {
+        .struct_size                 = -1,
+        .table_name                  = {    -1,   0 },  /* absent */
+        .closure_desc                = {    -1,   0 },  /* absent */
+        .ty_desc                     = {    -1,   0 },  /* absent */
+        .label                       = {    -1,   0 },  /* absent */
+        .unit_id                     = {    -1,   0 },  /* absent */
+        .module                      = {    -1,   0 },  /* absent */
+        .src_file                    = {    -1,   0 },  /* absent */
+        .src_span                    = {    -1,   0 },  /* absent */
+    },
     .closure_type = {
         .INVALID_OBJECT                  = 0,
         .CONSTR                          = 1,
@@ -1454,6 +1574,9 @@ static const struct rts_layout ghc_9_0_2_p = {
         .all_tasks                       = 8,
         .my_task                         = 8,
         .generations                     = 8,
+    },
+    .symbol_is_array = {
+        .capabilities                    = 0,
     },
 };
 
@@ -1795,6 +1918,42 @@ static const struct rts_layout ghc_9_0_2_thr_p = {
         .flags                       = {    46,   2 },
         .blocks                      = {    48,   4 },
     },
+    .ipe_node = {
+        .struct_size                 = -1,
+        .next                        = {    -1,   0 },  /* absent */
+        .compressed                  = {    -1,   0 },  /* absent */
+        .count                       = {    -1,   0 },  /* absent */
+        .tables                      = {    -1,   0 },  /* absent */
+        .entries_inline              = {    -1,   0 },  /* absent */
+        .entries                     = {    -1,   0 },  /* absent */
+        .entries_size                = {    -1,   0 },  /* absent */
+        .string_table                = {    -1,   0 },  /* absent */
+        .string_table_size           = {    -1,   0 },  /* absent */
+        .unit_id                     = {    -1,   0 },  /* absent */
+        .module_name                 = {    -1,   0 },  /* absent */
+    },
+    .ipe_entry = {
+        .struct_size                 = -1,
+        .info                        = {    -1,   0 },  /* absent */
+        .table_name                  = {    -1,   0 },  /* absent */
+        .closure_desc                = {    -1,   0 },  /* absent */
+        .ty_desc                     = {    -1,   0 },  /* absent */
+        .label                       = {    -1,   0 },  /* absent */
+        .module_name                 = {    -1,   0 },  /* absent */
+        .src_file                    = {    -1,   0 },  /* absent */
+        .src_span                    = {    -1,   0 },  /* absent */
+    },
+    .info_prov = {
+        .struct_size                 = -1,
+        .table_name                  = {    -1,   0 },  /* absent */
+        .closure_desc                = {    -1,   0 },  /* absent */
+        .ty_desc                     = {    -1,   0 },  /* absent */
+        .label                       = {    -1,   0 },  /* absent */
+        .unit_id                     = {    -1,   0 },  /* absent */
+        .module                      = {    -1,   0 },  /* absent */
+        .src_file                    = {    -1,   0 },  /* absent */
+        .src_span                    = {    -1,   0 },  /* absent */
+    },
     .closure_type = {
         .INVALID_OBJECT                  = 0,
         .CONSTR                          = 1,
@@ -1919,6 +2078,9 @@ static const struct rts_layout ghc_9_0_2_thr_p = {
         .all_tasks                       = 8,
         .my_task                         = 8,
         .generations                     = 8,
+    },
+    .symbol_is_array = {
+        .capabilities                    = 0,
     },
 };
 

@@ -166,23 +166,41 @@ static bool needs_library(struct module *m, const char *prefix)
     return false;
 }
 
-/* The code of GHC.Event.* (the IO and timer managers' loops). Their local
- * closures and continuations have no symbols and lie past the sized entry
- * code, so each binding's range runs to the next symbol. */
+/* Where the IO and timer managers live: GHC.Event.* in base up to 9.8,
+ * GHC.Internal.Event.* in ghc-internal since 9.10 (symbol prefixes of the
+ * Z-encoded unit and module). */
+static const struct {
+    const char *events, *epoll;
+} event_modules[] = {
+    {"base_GHCziEvent", "base_GHCziEventziEPoll_"},
+    {"ghczminternal_GHCziInternalziEvent", "ghczminternal_GHCziInternalziEventziEPoll_"},
+};
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The code of the event modules (the IO and timer managers' loops). Their
+ * local closures and continuations have no symbols and lie past the sized
+ * entry code, so each binding's range runs to the next symbol. */
 static int event_ranges(struct rts *r, struct module *m)
 {
     module__symbol(m, m->lo); /* load the sorted table */
     const struct symtab *t = &m->syms;
     for (size_t i = 0; i < t->n; i++) {
         const char *nm = t->s[i].name;
-        if (strncmp(nm, "base_GHCziEvent", 15) != 0)
-            continue;
-        uint64_t lo = t->s[i].addr + (uint64_t)m->bias;
-        uint64_t hi = i + 1 < t->n ? t->s[i + 1].addr + (uint64_t)m->bias : lo + t->s[i].size;
-        if (add_range(&r->events, lo, hi) < 0)
-            return -ENOMEM;
-        if (strncmp(nm, "base_GHCziEventziEPoll_", 23) == 0 && add_range(&r->epoll, lo, hi) < 0)
-            return -ENOMEM;
+        for (size_t k = 0; k < sizeof event_modules / sizeof event_modules[0]; k++) {
+            if (!has_prefix(nm, event_modules[k].events))
+                continue;
+            uint64_t lo = t->s[i].addr + (uint64_t)m->bias;
+            uint64_t hi =
+                i + 1 < t->n ? t->s[i + 1].addr + (uint64_t)m->bias : lo + t->s[i].size;
+            if (add_range(&r->events, lo, hi) < 0)
+                return -ENOMEM;
+            if (has_prefix(nm, event_modules[k].epoll) && add_range(&r->epoll, lo, hi) < 0)
+                return -ENOMEM;
+        }
     }
     return 0;
 }
@@ -359,7 +377,22 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     uint64_t bias = (uint64_t)m->bias;
     r->n_capabilities = sc.found[S_n_capabilities].st_value + bias;
     r->capabilities = sc.found[S_capabilities].st_value + bias;
-    r->capabilities_is_array = sc.found[S_capabilities].st_size > 8;
+    /* Capability **capabilities (9.0, 9.10) or Capability *capabilities[]
+     * (9.6): the table says which, from the RTS's own declaration; the
+     * symbol's size must then be what that declaration makes it. */
+    r->capabilities_is_array = r->L->symbol_is_array.capabilities == 1;
+    if (r->L->symbol_size.capabilities > 0 &&
+        sc.found[S_capabilities].st_size != (uint64_t)r->L->symbol_size.capabilities) {
+        char what[200];
+        snprintf(what, sizeof what,
+                 "its runtime does not match hsspy's GHC %s layout (the symbol capabilities "
+                 "is %llu bytes, the layout says %d)",
+                 r->version, (unsigned long long)sc.found[S_capabilities].st_size,
+                 r->L->symbol_size.capabilities);
+        warn_c_only(r, what, "please report this with the output of `ghc --info`");
+        r->validation_failures++;
+        return 0;
+    }
     r->main_capability = sc.found[S_MainCapability].st_value + bias;
     r->stg_TSO_info = sc.found[S_stg_TSO_info].st_value + bias;
     r->stg_STACK_info = sc.found[S_stg_STACK_info].st_value + bias;

@@ -55,6 +55,9 @@ static inline bool rts_layout__has(struct rts_layout__field f)
  * Field lists:  F(name, member expression, kind)
  *   kind one:  a scalar or embedded struct; size = sizeof(member)
  *   kind elem: a flexible array member; size = sizeof(member[0])
+ *   kind first: member is "array[0]", the first element of a flexible array
+ *              member: it compiles only if the member is an array (not a
+ *              pointer), which is the fact recorded; size = sizeof(element)
  *
  * Closure offsets include the closure header (StgHeader: 8 bytes, 24 when
  * profiled), unlike DerivedConstants.h's OFFSET_* which exclude it.
@@ -99,7 +102,10 @@ static inline bool rts_layout__has(struct rts_layout__field f)
     G(ccs,               CostCentreStack,    START, RTS_LAYOUT__CCS)           \
     G(cc,                CostCentre,         START, RTS_LAYOUT__CC)            \
     G(generation,        generation,         START, RTS_LAYOUT__GENERATION)    \
-    G(bdescr,            bdescr,             START, RTS_LAYOUT__BDESCR)
+    G(bdescr,            bdescr,             START, RTS_LAYOUT__BDESCR)        \
+    G(ipe_node,          IpeBufferListNode,  START, RTS_LAYOUT__IPE_NODE)      \
+    G(ipe_entry,         IpeBufferEntry,     START, RTS_LAYOUT__IPE_ENTRY)     \
+    G(info_prov,         InfoProv,           START, RTS_LAYOUT__INFO_PROV)
 
 /* Capability (rts/Capability.h).  r is the StgRegTable; BaseReg == &cap->r.
  * idle is a GC counter, not an "is idle" flag.  The threaded-only fields
@@ -444,6 +450,59 @@ static inline bool rts_layout__has(struct rts_layout__field f)
     F(flags,  flags,  one)                                                     \
     F(blocks, blocks, one)
 
+/* Info-table provenance (-finfo-table-map, rts/include/rts/IPE.h; 9.4+):
+ * every module compiled with it has a static IpeBufferListNode, the symbol
+ * <Module>_ipe_buf, holding its entries and a string table they index with
+ * 32-bit offsets.  The node changed shape between versions, and the fields
+ * below say which shape a version has:
+ *   entries_inline  the entries follow the node (9.6: IpeBufferEntry
+ *                   entries[]; the member expression entries[0] compiles
+ *                   only for an array), each carrying its info pointer and
+ *                   its module name;
+ *   entries, tables pointers to the entries and to a parallel array of info
+ *                   pointers (9.10), the module and unit names shared in the
+ *                   node;
+ *   compressed      non-zero when the entries and the string table are zstd
+ *                   frames, of entries_size and string_table_size bytes
+ *                   once decompressed (9.10). */
+#define RTS_LAYOUT__IPE_NODE(F)                                                \
+    F(next,              next,              one)                               \
+    F(compressed,        compressed,        one)                               \
+    F(count,             count,             one)                               \
+    F(tables,            tables,            one)                               \
+    F(entries_inline,    entries[0],        first)                             \
+    F(entries,           entries,           one)                               \
+    F(entries_size,      entries_size,      one)                               \
+    F(string_table,      string_table,      one)                               \
+    F(string_table_size, string_table_size, one)                               \
+    F(unit_id,           unit_id,           one)                               \
+    F(module_name,       module_name,       one)
+
+/* One IPE entry as stored in the file: string-table offsets (and, 9.6, the
+ * info pointer, which with tables-next-to-code is the entry code). */
+#define RTS_LAYOUT__IPE_ENTRY(F)                                               \
+    F(info,         info,         one)                                         \
+    F(table_name,   table_name,   one)                                         \
+    F(closure_desc, closure_desc, one)                                         \
+    F(ty_desc,      ty_desc,      one)                                         \
+    F(label,        label,        one)                                         \
+    F(module_name,  module_name,  one)                                         \
+    F(src_file,     src_file,     one)                                         \
+    F(src_span,     src_span,     one)
+
+/* The decoded entry the RTS hands out.  Read for one fact only: whether
+ * closure_desc is a string (size 8, 9.6: the entry's closure_desc indexes
+ * the string table) or the closure type number itself (size 4, 9.10). */
+#define RTS_LAYOUT__INFO_PROV(F)                                               \
+    F(table_name,   table_name,   one)                                         \
+    F(closure_desc, closure_desc, one)                                         \
+    F(ty_desc,      ty_desc,      one)                                         \
+    F(label,        label,        one)                                         \
+    F(unit_id,      unit_id,      one)                                         \
+    F(module,       module,       one)                                         \
+    F(src_file,     src_file,     one)                                         \
+    F(src_span,     src_span,     one)
+
 /* ---------------------------------------------------------------------------
  * Constant groups:  K(group, kind, list),  entries C(NAME), named exactly as
  * in the RTS headers so they can be grepped for.
@@ -451,6 +510,10 @@ static inline bool rts_layout__has(struct rts_layout__field f)
  *   kind SIZEOF: sizeof(NAME) for an RTS global as its header declares it,
  *                -1 if not declared; compare with the ELF symbol's st_size
  *                (e.g. capabilities: 8 = a pointer, 2048 = an array).
+ *   kind ARRAY:  1 if the RTS global NAME is declared as an array, 0 if as
+ *                a pointer, -1 if not declared.  The size alone cannot say:
+ *                9.6's non-threaded Capability *capabilities[1] is 8 bytes,
+ *                like 9.0's and 9.10's Capability **capabilities.
  * ------------------------------------------------------------------------- */
 #define RTS_LAYOUT__CONST_GROUPS(K)                                            \
     K(closure_type, MACRO,  RTS_LAYOUT__CLOSURE_TYPES)                         \
@@ -459,7 +522,8 @@ static inline bool rts_layout__has(struct rts_layout__field f)
     K(tso_flag,     MACRO,  RTS_LAYOUT__TSO_FLAGS)                             \
     K(fun_type,     MACRO,  RTS_LAYOUT__FUN_TYPES)                             \
     K(misc,         MACRO,  RTS_LAYOUT__MISC)                                  \
-    K(symbol_size,  SIZEOF, RTS_LAYOUT__SYMBOLS)
+    K(symbol_size,  SIZEOF, RTS_LAYOUT__SYMBOLS)                               \
+    K(symbol_is_array, ARRAY, RTS_LAYOUT__ARRAY_SYMBOLS)
 
 /* includes/rts/storage/ClosureTypes.h (CONTINUATION: 9.6+). */
 #define RTS_LAYOUT__CLOSURE_TYPES(C)                                           \
@@ -520,6 +584,10 @@ static inline bool rts_layout__has(struct rts_layout__field f)
     C(capabilities) C(n_capabilities) C(enabled_capabilities)                  \
     C(MainCapability) C(all_tasks) C(my_task) C(generations)
 
+/* RTS globals that are an array in some versions, a pointer in others. */
+#define RTS_LAYOUT__ARRAY_SYMBOLS(C) \
+    C(capabilities)
+
 /* ---------------------------------------------------------------------------
  * The table type, built from the lists above.
  * ------------------------------------------------------------------------- */
@@ -576,7 +644,9 @@ struct rts_layout__version {
 
 /* Every generated version, V(version with '_' for '.'). */
 #define RTS_LAYOUT__VERSIONS(V) \
-    V(9_0_2)
+    V(9_0_2)                    \
+    V(9_6_6)                    \
+    V(9_10_3)
 
 #define RTS_LAYOUT__DECLARE_VERSION(v) \
     extern const struct rts_layout__version rts_layout__ghc_##v;

@@ -34,7 +34,9 @@ static void frame_line(const struct profile *p, int i, uint32_t id, FILE *f)
         fprintf(f, " (%s)", walk_error__str((enum walk_error)r->addr));
     if (s && s->object)
         fprintf(f, "  [%s]", s->object);
-    if (s && s->file)
+    if (s && s->file && s->span)
+        fprintf(f, "  %s:%s", s->file, s->span);
+    else if (s && s->file)
         fprintf(f, "  %s:%d", s->file, s->line);
     fputc('\n', f);
 }

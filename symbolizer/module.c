@@ -1,6 +1,7 @@
 /* module.c - opening a mapped ELF object and answering questions about it. */
 #define _GNU_SOURCE
 #include "symbolizer/module.h"
+#include "symbolizer/ipe.h"
 #include "symbolizer/zdecode.h"
 
 #include <errno.h>
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define PAGE_MASK_4K (~(uint64_t)0xfff)
@@ -27,20 +30,42 @@ static bool same_file(const struct map_entry *a, const struct map_entry *b)
            a->dev_minor == b->dev_minor && strcmp(a->path, b->path) == 0;
 }
 
+/* Is fd the very file the mapping maps (same inode and device)? */
+static bool is_mapped_file(int fd, const struct map_entry *e)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && (uint64_t)st.st_ino == e->inode &&
+           major(st.st_dev) == e->dev_major && minor(st.st_dev) == e->dev_minor;
+}
+
+/* The file behind a mapping, as the target sees it. Its maps path is
+ * relative to the target's root: in a container (its own mount namespace
+ * and root) "/usr/lib/x86_64-linux-gnu/libc.so.6" names the container's
+ * libc, which only /proc/PID/root reaches, while the same path on the host
+ * is another libc altogether. So, in order: the path under /proc/PID/root,
+ * if it is the mapped inode; the mapping itself (/proc/PID/map_files, which
+ * needs privileges, and also serves a file that was replaced or removed
+ * after it was mapped, "(deleted)"); then, unverified, the path under
+ * /proc/PID/root or as it is (a chroot in the host's namespace shows
+ * host paths; some filesystems, overlayfs, report other inode numbers). */
 static int open_target_file(pid_t pid, const struct map_entry *e)
 {
     char path[4200];
     const char *del = " (deleted)";
     size_t pl = strlen(e->path), dl = strlen(del);
+    bool deleted = pl > dl && strcmp(e->path + pl - dl, del) == 0;
     int fd;
 
-    if (pl > dl && strcmp(e->path + pl - dl, del) == 0) {
-        /* The file was replaced or removed after it was mapped (an upgrade
-         * under a running program): the mapping itself still has it. */
-        snprintf(path, sizeof path, "/proc/%d/map_files/%llx-%llx", (int)pid,
-                 (unsigned long long)e->start, (unsigned long long)e->end);
-        return open(path, O_RDONLY | O_CLOEXEC);
+    snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, e->path);
+    if (!deleted && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+        if (is_mapped_file(fd, e))
+            return fd;
+        close(fd);
     }
+    snprintf(path, sizeof path, "/proc/%d/map_files/%llx-%llx", (int)pid,
+             (unsigned long long)e->start, (unsigned long long)e->end);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0 || deleted)
+        return fd;
     snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, e->path);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -213,6 +238,8 @@ static bool bias_from_mapping(struct module *m, const struct map_entry *e)
     return false;
 }
 
+static void open_debug_file(struct module *m);
+
 int module__open(struct module *m, pid_t pid, const struct maps *maps, size_t first)
 {
     const struct map_entry *e0 = &maps->e[first];
@@ -230,6 +257,7 @@ int module__open(struct module *m, pid_t pid, const struct maps *maps, size_t fi
     m->hi = e0->end;
     m->lo_offset = e0->offset;
 
+    m->pid = pid;
     m->fd = open_target_file(pid, e0);
     if (m->fd < 0) {
         r = -errno;
@@ -258,6 +286,10 @@ int module__open(struct module *m, pid_t pid, const struct maps *maps, size_t fi
         goto err;
     }
     read_eh_frame_hdr(m);
+    /* Find a separate debug file now, while the target's root can still
+     * be reached through /proc: it is read only when a frame needs a
+     * name, which can be after the target has exited. */
+    open_debug_file(m);
     return 0;
 err:
     module__close(m);
@@ -334,6 +366,10 @@ err:
 
 void module__close(struct module *m)
 {
+    if (m->ipe) {
+        ipe_map__free(m->ipe);
+        free(m->ipe);
+    }
     if (m->syms_loaded)
         symtab__free(&m->syms);
     if (m->lines_ok)
@@ -373,15 +409,24 @@ int module__read(const struct module *m, uint64_t addr, void *out, size_t len)
 }
 
 /* Debian ships symbols and DWARF of stripped files separately, found by
- * build-id: /usr/lib/debug/.build-id/ab/cdef....debug. */
+ * build-id: /usr/lib/debug/.build-id/ab/cdef....debug, first among the
+ * target's own files (a container's debug packages), then the host's. */
 static void open_debug_file(struct module *m)
 {
-    char hex[130], path[256];
-    if (m->debug_elf || m->build_id_len < 2)
+    char hex[130], path[300];
+    if (m->debug_elf || m->build_id_len < 2 || m->debug_tried)
         return;
+    m->debug_tried = true;
     module__build_id_hex(m, hex, sizeof hex);
-    snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-    m->debug_fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (m->pid > 0) {
+        snprintf(path, sizeof path, "/proc/%d/root/usr/lib/debug/.build-id/%.2s/%s.debug",
+                 (int)m->pid, hex, hex + 2);
+        m->debug_fd = open(path, O_RDONLY | O_CLOEXEC);
+    }
+    if (m->debug_fd < 0) {
+        snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+        m->debug_fd = open(path, O_RDONLY | O_CLOEXEC);
+    }
     if (m->debug_fd < 0)
         return;
     m->debug_elf = elf_begin(m->debug_fd, ELF_C_READ_MMAP, NULL);

@@ -5,8 +5,10 @@
  * segments from the file instead of the live process (info tables, unwind
  * tables: they cannot change, and reading the file is free while the target
  * runs), finds its .eh_frame_hdr for the unwinder, and lazily loads symbols
- * and line information. Files are opened through /proc/PID/root so a target
- * in a container is symbolized with its own files.
+ * and line information. Files are opened through /proc/PID/root (checked to
+ * be the mapped inode) or the mapping itself, so a target in a container or
+ * chroot is symbolized with its own files, and so are its separate debug
+ * files.
  */
 #ifndef HSSPY_MODULE_H
 #define HSSPY_MODULE_H
@@ -49,6 +51,10 @@ struct module {
     struct dwarf_lines lines;
     int debug_fd; /* separate debug info (/usr/lib/debug/.build-id), if found */
     Elf *debug_elf;
+    bool debug_tried;
+    bool ipe_tried;
+    struct ipe_map *ipe; /* -finfo-table-map provenance (ipe.h), if any */
+    pid_t pid; /* the live process whose root its files are under, or 0 */
 };
 
 /* Open the object behind the mappings of one file. `maps`/`first` give its

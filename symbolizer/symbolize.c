@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolizer/ipe.h"
 #include "symbolizer/zdecode.h"
 
 static const char *fixed_name(enum frame_kind k)
@@ -37,6 +38,40 @@ bool symbolize__code_addr(const struct raw_frame *f, uint64_t *addr)
     return true;
 }
 
+/* An STG frame's (or an update frame's thunk's) info pointer with an IPE
+ * entry: "Module.binding" and its source span. Entries GHC could not tie
+ * to a binding (no label) are named from their table when that is a
+ * binding's own, otherwise left to the symbols. */
+static bool ipe_name(struct module *m, const struct raw_frame *f, struct frame_sym *out)
+{
+    const struct ipe_entry *e = ipe__lookup(m, f->addr);
+    char buf[600];
+    const char *suffix = f->kind == FK_HS_UPDATE ? " (thunk)" : "";
+
+    if (!e)
+        return false;
+    if (e->label[0]) {
+        snprintf(buf, sizeof buf, "%s.%s%s", e->module, e->label, suffix);
+    } else {
+        size_t n = strlen(e->table_name);
+        if (strncmp(e->table_name, "block_", 6) == 0 || n <= 5 ||
+            strcmp(e->table_name + n - 5, "_info") != 0)
+            return false;
+        snprintf(buf, sizeof buf, "%s.%.*s%s", e->module, (int)(n - 5), e->table_name, suffix);
+    }
+    out->name = strdup(buf);
+    out->lang = LANG_HASKELL;
+    if (e->unit[0] && strcmp(e->unit, "main") != 0)
+        out->unit = strdup(e->unit);
+    if (e->src_file[0]) {
+        out->file = strdup(e->src_file);
+        out->line = ipe__span_line(e->src_span);
+        if (e->src_span[0])
+            out->span = strdup(e->src_span);
+    }
+    return true;
+}
+
 int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_sym *out)
 {
     const char *fixed = fixed_name((enum frame_kind)f->kind);
@@ -61,6 +96,8 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
         return out->name ? 0 : -ENOMEM;
     }
     out->object = strdup(m->name);
+    if ((f->kind == FK_HS_RET || f->kind == FK_HS_UPDATE) && ipe_name(m, f, out))
+        return out->name && out->object ? 0 : -ENOMEM;
     s = module__symbol(m, addr);
     bool haskell_code = f->kind >= FK_HS_RET && f->kind <= FK_HS_CATCH_RETRY;
     /* (A sizeless C symbol such as crt's frame_dummy can sit right before
@@ -136,5 +173,6 @@ void frame_sym__free(struct frame_sym *fs)
     free(fs->unit);
     free(fs->object);
     free(fs->file);
+    free(fs->span);
     memset(fs, 0, sizeof *fs);
 }

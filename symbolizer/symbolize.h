@@ -8,7 +8,9 @@
  * Return addresses (FK_RET) are looked up at addr - 1, the call instruction,
  * so a call at the very end of a function is not named after the next one.
  * STG frames carry info pointers, which are the first instruction of their
- * code and are looked up as they are.
+ * code and are looked up as they are; when the executable was built with
+ * -finfo-table-map, an info pointer's IPE entry names it (continuations
+ * included, which have no symbol) as Module.binding with its source span.
  */
 #ifndef HSSPY_SYMBOLIZE_H
 #define HSSPY_SYMBOLIZE_H
@@ -27,6 +29,7 @@ struct frame_sym {
     char *object; /* object file basename, NULL if unknown */
     char *file;   /* source file, NULL if unknown */
     int line;
+    char *span;   /* a source span ("14:44-54", from IPE) instead of a line, or NULL */
     unsigned char lang; /* enum frame_lang */
 };
 

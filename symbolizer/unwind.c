@@ -312,6 +312,15 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
                 break;
             }
         }
+        /* For code without unwind information libunwind guesses a caller
+         * (through rbp). A guess outside every mapped object is no caller:
+         * the stack ends here as far as can be told. (A thread caught just
+         * after clone3 returned in the child, code glibc leaves outside any
+         * FDE, gave [unknown] after [unknown] to the frame limit.) */
+        unw_proc_info_t here;
+        if (r > 0 && !modset__find(u->ms, nip) &&
+            find_proc_info(u->as, n == 1 ? ip : ip - 1, &here, 0, u) < 0)
+            break;
         if (r == 0)
             break;
         if (r < 0) {

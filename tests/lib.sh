@@ -93,3 +93,138 @@ require_ptrace() {
         exit 0
     fi
 }
+
+# ---------------------------------------------------------------------------
+# GHC versions. A GHC test runs its checks once per GHC this machine has:
+# the host's (Debian 12: 9.0.2) and those of the Debian chroots that
+# tests/chroot.sh builds (trixie: 9.6.6, sid: 9.10.3). A chroot's programs
+# are built and run inside it, as in a container (their own root, their own
+# glibc), and profiled from here by PID. Each version's results are their
+# own lines: "ghc-9.6.6-haskell-share".
+#
+#   ghc_targets                       GHC_TARGETS="host trixie sid"; one SKIP
+#                                     line for each version missing here
+#   ghc_version SUITE                 "9.6.6"
+#   hs_build SUITE NAME SRCS -- FLAGS build a workload; print the path to run
+#   hs_start SUITE OUT ERR PROG ARGS  start it in the background: HS_PID
+#   hs_record SUITE OUT ERR HSSPY-ARGS... -- PROG ARGS
+#                                     profile it from start to end (status of
+#                                     hsspy; the program's stdout in OUT)
+#   hs_run SUITE CMD ARGS             run a command where the program runs
+#                                     (a chroot's gdb for a chroot's program)
+# ---------------------------------------------------------------------------
+declare -A GHC_VERSION=()
+GHC_TARGETS=""
+
+# Under HSSPY_REQUIRE_GHC_VERSIONS=1 a missing version is a failure.
+ghc_targets() {
+    local list=$ROOT/build/ghc-targets suite ver ok reason
+    [ -s "$list" ] || "$ROOT/tests/ghc-targets.sh" >/dev/null 2>"$T/ghc-targets.err"
+    GHC_TARGETS=""
+    while read -r suite ver ok reason; do
+        if [ "$ok" = ok ]; then
+            GHC_TARGETS="$GHC_TARGETS $suite"
+            GHC_VERSION[$suite]=$ver
+        elif [ "${HSSPY_REQUIRE_GHC_VERSIONS:-0}" = 1 ]; then
+            fail "ghc-$ver" "required, but unavailable: $reason"
+        else
+            skip "ghc-$ver" "$reason"
+        fi
+    done <"$list"
+}
+
+ghc_version() { echo "${GHC_VERSION[$1]}"; }
+
+# Where a chroot's workloads are built (bind-mounted at /hsspy/build inside)
+chroot_build_dir() { echo "$W/$1"; }
+
+# hs_build SUITE NAME SOURCES... [-- GHC FLAGS...]: on the host, build_hs;
+# in a chroot, the same with the chroot's ghc, into $W/SUITE/hs, printing
+# the path the chroot sees (/hsspy/build/hs/NAME).
+hs_build() {
+    local suite=$1; shift
+    if [ "$suite" = host ]; then
+        build_hs "$@"
+        return
+    fi
+    local name=$1; shift
+    local srcs=() flags=() s stale=0
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do srcs+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    flags=("$@")
+    local dir
+    dir=$(chroot_build_dir "$suite")
+    [ -x "$dir/hs/$name" ] || stale=1
+    for s in "${srcs[@]}"; do
+        [ "$ROOT/tests/workloads/hs/$s" -nt "$dir/hs/$name" ] && stale=1
+    done
+    if [ $stale = 1 ]; then
+        mkdir -p "$dir/hs/obj-$name"
+        "$ROOT/tests/chroot.sh" exec "$suite" -b "$ROOT/tests/workloads/hs:/hsspy/src" \
+            -b "$dir:/hsspy/build" -- ghc -v0 -outputdir "/hsspy/build/hs/obj-$name" \
+            -o "/hsspy/build/hs/$name" "${flags[@]}" "${srcs[@]/#//hsspy/src/}" >&2 || return 1
+    fi
+    echo "/hsspy/build/hs/$name"
+}
+
+# hs_run SUITE CMD ARGS...: run CMD on the host, or inside the chroot
+# (with the workloads at /hsspy/build), in the foreground.
+hs_run() {
+    local suite=$1; shift
+    if [ "$suite" = host ]; then
+        "$@"
+    else
+        "$ROOT/tests/chroot.sh" exec "$suite" -b "$(chroot_build_dir "$suite"):/hsspy/build" -- "$@"
+    fi
+}
+
+# hs_start SUITE OUT ERR PROG ARGS...: start PROG in the background with
+# its stdout in OUT and stderr in ERR; HS_PID is its PID once it runs PROG
+# (a chroot's program gets there through unshare and sh, which exec, so
+# attaching earlier would see it exec). "Runs" means its libc is mapped:
+# /proc/PID/exe changes while execve is still under way, and a tracer
+# that attaches then is told of that very exec, which hsspy takes for the
+# program replacing itself. Returns 1 if it never got there.
+hs_start() {
+    local suite=$1 out=$2 err=$3; shift 3
+    local prog=$1 i exe
+    if [ "$suite" = host ]; then
+        "$@" >"$out" 2>"$err" &
+    else
+        "$ROOT/tests/chroot.sh" exec "$suite" -b "$(chroot_build_dir "$suite"):/hsspy/build" \
+            -- "$@" >"$out" 2>"$err" &
+    fi
+    HS_PID=$!
+    BG_PIDS="$BG_PIDS $HS_PID"
+    for i in $(seq 1 400); do
+        # (readlink can fail for a moment while the process execs)
+        exe=$(readlink "/proc/$HS_PID/exe" 2>/dev/null)
+        [ "${exe##*/}" = "${prog##*/}" ] && grep -q '/libc\.so' "/proc/$HS_PID/maps" 2>/dev/null &&
+            return 0
+        kill -0 "$HS_PID" 2>/dev/null || return 1
+        sleep 0.025
+    done
+    return 1
+}
+
+# hs_record SUITE OUT ERR HSSPY-RECORD-ARGS... -- PROG ARGS...: profile PROG
+# from its start to its end. On the host hsspy launches it (`record --`);
+# in a chroot, hsspy attaches by PID as soon as it runs. Returns hsspy's
+# exit status.
+hs_record() {
+    local suite=$1 out=$2 err=$3; shift 3
+    local args=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do args+=("$1"); shift; done
+    shift
+    if [ "$suite" = host ]; then
+        "$HSSPY" record "${args[@]}" -- "$@" >"$out" 2>"$err"
+        return
+    fi
+    hs_start "$suite" "$out" "$T/hs_record.prog.err" "$@" ||
+        { echo "$1 did not start in the $suite chroot: $(cat "$T/hs_record.prog.err")" >"$err"; return 1; }
+    local rc
+    "$HSSPY" record "${args[@]}" -p "$HS_PID" 2>"$err"
+    rc=$?
+    wait "$HS_PID" 2>/dev/null
+    return $rc
+}

@@ -32,7 +32,7 @@ fallback() {
 # An unsupported version: the same binary, claiming GHC 9.0.7 in .comment.
 perl -pe 's/GHC 9\.0\.2/GHC 9.0.7/g' "$prog" >"$T/fake" && chmod +x "$T/fake"
 fallback "unsupported-version" \
-    "is a GHC 9.0.7 program, but hsspy has no RTS layout for this GHC version; supported versions: 9\\.0\\.2\\. Profiling C stacks only" \
+    "is a GHC 9.0.7 program, but hsspy has no RTS layout for this GHC version; supported versions: 9\\.0\\.2, 9\\.6\\.6, 9\\.10\\.3\\. Profiling C stacks only" \
     "$T/fake" fibffi_spin
 
 # A stripped executable.

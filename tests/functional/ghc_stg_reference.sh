@@ -3,39 +3,39 @@
 # deep inside a known recursion (alpha/beta/gamma, update and catch frames);
 # hsspy dumps its stack, then gdb calls the debug RTS's printStackChunk on the
 # same stack chunk, and the two lists must agree: every return frame's info
-# pointer, every update and catch frame, in the same order.
+# pointer, every update and catch frame, in the same order. For every GHC
+# version this machine has (a chroot's program gets the chroot's gdb).
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 command -v gdb >/dev/null || { skip "all" "gdb is not installed"; exit 0; }
 
-prog=$(build_hs deep_debug deep.hs deep_c.c -- -O1 -debug -threaded -rtsopts) ||
-    { fail "build" "ghc -debug could not build deep.hs"; exit 0; }
-
-# compare MODE: run deep.hs blocking in a MODE (safe or unsafe) call, and
-# compare hsspy's dump of the main thread's STG frames with printStackChunk's.
+# compare SUITE PROG CASE-PREFIX MODE: run deep.hs blocking in a MODE (safe
+# or unsafe) call, and compare hsspy's dump of the main thread's STG frames
+# with printStackChunk's.
 compare() {
-    local mode=$1 extra=""
+    local suite=$1 prog=$2 c=$3 mode=$4 extra=""
     [ "$mode" = unsafe ] && extra=unsafe
     # One big first chunk (-ki), so the whole stack is one chunk for the printer.
-    bg "$prog" 23 60 $extra +RTS -ki256k -RTS >"$T/out" 2>"$T/printer"
-    local pid=$!
-    wait_for_line "$T/out" '^ready$' || { fail "$mode-setup" "deep did not reach its blocking call"; return; }
+    hs_start "$suite" "$T/out" "$T/printer" "$prog" 23 60 $extra +RTS -ki256k -RTS ||
+        { fail "$c-$mode-setup" "deep did not start"; return; }
+    local pid=$HS_PID
+    wait_for_line "$T/out" '^ready$' || { fail "$c-$mode-setup" "deep did not reach its blocking call"; return; }
 
     "$HSSPY" dump -q -p "$pid" >"$T/dump" 2>"$T/dump.err"
-    check "$mode-dump-ok" "hsspy dump failed: $(cat "$T/dump.err")" test -s "$T/dump"
+    check "$c-$mode-dump-ok" "hsspy dump failed: $(cat "$T/dump.err")" test -s "$T/dump"
 
     # The main thread's section of the dump.
     sed -n '/^thread '"$pid"' /,/^$/p' "$T/dump" >"$T/main"
     local chunk_end sp
     read -r chunk_end sp < <(sed -n 's/.*ending at \(0x[0-9a-f]*\), saved sp \(0x[0-9a-f]*\).*/\1 \2/p' "$T/main")
     if [ -z "${chunk_end:-}" ]; then
-        fail "$mode-haskell-thread" "the dump shows no Haskell thread for the main thread: $(head -c 600 "$T/main")"
+        fail "$c-$mode-haskell-thread" "the dump shows no Haskell thread for the main thread: $(head -c 600 "$T/main")"
         kill "$pid"; return
     fi
-    pass "$mode-haskell-thread"
+    pass "$c-$mode-haskell-thread"
     local tag=safe-ffi
     [ "$mode" = unsafe ] && tag=unsafe-ffi
-    check "$mode-tagged" "main thread not tagged $tag: $(head -n1 "$T/main")" grep -q ", $tag," "$T/main"
+    check "$c-$mode-tagged" "main thread not tagged $tag: $(head -n1 "$T/main")" grep -q ", $tag," "$T/main"
 
     # hsspy's STG frames: "stg ADDR", "update", "catch ADDR".
     awk '$3 == "stg" { print "stg", $2 } $3 == "update" { print "update" } $3 == "catch" { print "catch", $2 }' \
@@ -48,7 +48,7 @@ compare() {
     if [ "$mode" = unsafe ]; then
         gdb_sp='$rbp'
     fi
-    timeout 60 gdb -p "$pid" -batch -ex "frame function deep_block" -ex "up" \
+    hs_run "$suite" timeout 60 gdb -p "$pid" -batch -ex "frame function deep_block" -ex "up" \
         -ex "call (void)printStackChunk((void*)$gdb_sp, (void*)$chunk_end)" >"$T/gdb.out" 2>&1
 
     # The RTS's frames. RET_SMALL prints the info *table*, which ends where
@@ -71,41 +71,49 @@ compare() {
     local n_rts n_hs
     n_rts=$(wc -l <"$T/rts.frames"); n_hs=$(wc -l <"$T/hsspy.frames")
     if [ "$n_rts" -lt 20 ]; then
-        fail "$mode-printer-output" "printStackChunk printed $n_rts frames (gdb: $(tail -n 3 "$T/gdb.out" | tr '\n' '|'))"
+        fail "$c-$mode-printer-output" "printStackChunk printed $n_rts frames (gdb: $(tail -n 3 "$T/gdb.out" | tr '\n' '|'))"
     elif diff -u "$T/rts.frames" "$T/hsspy.frames" >"$T/diff"; then
-        pass "$mode-frames-equal"
+        pass "$c-$mode-frames-equal"
     else
-        fail "$mode-frames-equal" "hsspy $n_hs frames, printStackChunk $n_rts; first differences: $(grep '^[-+][a-z]' "$T/diff" | head -n 6 | tr '\n' '|')"
+        fail "$c-$mode-frames-equal" "hsspy $n_hs frames, printStackChunk $n_rts; first differences: $(grep '^[-+][a-z]' "$T/diff" | head -n 6 | tr '\n' '|')"
     fi
-    check "$mode-update-frames" "no update frame among the $n_hs frames" grep -q '^update' "$T/hsspy.frames"
-    check "$mode-catch-frames" "no catch frame among the $n_hs frames" grep -q '^catch' "$T/hsspy.frames"
+    check "$c-$mode-update-frames" "no update frame among the $n_hs frames" grep -q '^update' "$T/hsspy.frames"
+    check "$c-$mode-catch-frames" "no catch frame among the $n_hs frames" grep -q '^catch' "$T/hsspy.frames"
     # The names: the recursion is in Main, and the Haskell caller of the C
     # function is right above it.
-    check "$mode-names" "no Main.* frame named in the dump" grep -q ' stg  *Main\.' "$T/main"
-    check "$mode-c-to-haskell" "deep_block's caller is not Haskell code" \
+    check "$c-$mode-names" "no Main.* frame named in the dump" grep -q ' stg  *Main\.' "$T/main"
+    check "$c-$mode-c-to-haskell" "deep_block's caller is not Haskell code" \
         awk '/ deep_block /{ getline; exit !($0 ~ / ret  *Main\./) }' "$T/main"
     kill "$pid"
 }
 
-compare safe
-cp "$T/hsspy.frames" "$T/one-chunk.frames"
-compare unsafe
-
 # The same stack grown through the default small first chunk (-ki1k) spans
 # several chunks joined by underflow frames: the walk must follow them and
 # find exactly the same frames.
-bg "$prog" 23 60 >"$T/out2" 2>/dev/null
-pid=$!
-if wait_for_line "$T/out2" '^ready$'; then
-    "$HSSPY" dump -q -p "$pid" | sed -n '/^thread '"$pid"' /,/^$/p' |
-        awk '$3 == "stg" { print "stg", $2 } $3 == "update" { print "update" } $3 == "catch" { print "catch", $2 }' \
-            >"$T/chunks.frames"
-    if diff -q "$T/one-chunk.frames" "$T/chunks.frames" >/dev/null; then
-        pass "across-chunks"
+across_chunks() { # SUITE PROG CASE-PREFIX
+    local suite=$1 prog=$2 c=$3
+    if hs_start "$suite" "$T/out2" /dev/null "$prog" 23 60 && wait_for_line "$T/out2" '^ready$'; then
+        "$HSSPY" dump -q -p "$HS_PID" | sed -n '/^thread '"$HS_PID"' /,/^$/p' |
+            awk '$3 == "stg" { print "stg", $2 } $3 == "update" { print "update" } $3 == "catch" { print "catch", $2 }' \
+                >"$T/chunks.frames"
+        if diff -q "$T/one-chunk.frames" "$T/chunks.frames" >/dev/null; then
+            pass "$c-across-chunks"
+        else
+            fail "$c-across-chunks" "$(wc -l <"$T/chunks.frames") frames across chunks, $(wc -l <"$T/one-chunk.frames") in one chunk"
+        fi
     else
-        fail "across-chunks" "$(wc -l <"$T/chunks.frames") frames across chunks, $(wc -l <"$T/one-chunk.frames") in one chunk"
+        fail "$c-across-chunks" "deep did not reach its blocking call"
     fi
-else
-    fail "across-chunks" "deep did not reach its blocking call"
-fi
-kill "$pid" 2>/dev/null
+    kill "$HS_PID" 2>/dev/null
+}
+
+ghc_targets
+for suite in $GHC_TARGETS; do
+    c="ghc-$(ghc_version "$suite")"
+    prog=$(hs_build "$suite" deep_debug deep.hs deep_c.c -- -O1 -debug -threaded -rtsopts) ||
+        { fail "$c-build" "ghc -debug could not build deep.hs"; continue; }
+    compare "$suite" "$prog" "$c" safe
+    cp "$T/hsspy.frames" "$T/one-chunk.frames"
+    compare "$suite" "$prog" "$c" unsafe
+    across_chunks "$suite" "$prog" "$c"
+done

@@ -4,7 +4,10 @@
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
-bg "$W/sigcount" 3 >"$T/count.out"
+# It runs until the 60th signal (or 15 s): on a loaded machine sending them
+# can take longer than the recording, and a target that had already exited
+# would miss the last ones.
+bg "$W/sigcount" 15 60 >"$T/count.out"
 target=$!
 wait_for_line "$T/count.out" '^ready$'
 "$HSSPY" record -q -F 1000 -p "$target" -d 2.5 -o "$T/sig.folded" 2>"$T/err" &
@@ -18,7 +21,8 @@ check "delivered-exactly-once" "target says '$(tail -n1 "$T/count.out")', sent 6
     grep -q '^got 60$' "$T/count.out"
 
 # Job control: stop the target mid-recording, then continue it.
-bg "$W/chains" 4 >"$T/chains.out"
+# (8 s: still running when checked after the recording, even on a busy machine)
+bg "$W/chains" 8 >"$T/chains.out"
 target=$!
 wait_for_line "$T/chains.out" '^worker '
 "$HSSPY" record -q -F 500 -p "$target" -d 2 -o "$T/jc.folded" 2>"$T/err" &

@@ -1,6 +1,7 @@
 /* sigcount - counts the real-time signals (SIGRTMIN+1) it receives while it
- * spins for SECONDS, then prints "got N" and exits 0. Queued real-time
- * signals never merge, so N must equal the number sent. */
+ * spins for SECONDS, or until EXPECT of them have come, then prints "got N"
+ * and exits 0. Queued real-time signals never merge, so N must equal the
+ * number sent. Usage: sigcount SECONDS [EXPECT] */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +30,10 @@ int main(int argc, char **argv)
     sa.sa_flags = SA_RESTART;
     sigaction(SIGRTMIN + 1, &sa, NULL);
     double until = now() + (argc > 1 ? atof(argv[1]) : 3);
+    int expect = argc > 2 ? atoi(argv[2]) : 0;
     printf("ready\n");
     fflush(stdout);
-    while (now() < until)
+    while (now() < until && (expect <= 0 || got < expect))
         for (int i = 0; i < 10000; i++)
             sink += (unsigned long)i;
     printf("got %d\n", (int)got);

@@ -1,0 +1,38 @@
+# ghc_own_root - a program in a chroot is read through its own root, as in
+# a container: its /proc/PID/maps names /usr/lib/x86_64-linux-gnu/libc.so.6,
+# which on the host is another libc. hsspy must use the chroot's libc, and
+# find that libc's separate debug file (libc6-dbg) under the chroot too:
+# then every libc frame of a dump is named, with source lines, where the
+# host's libc, read by mistake, would give other names or none.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+own_root() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2 prog
+    if [ "$suite" = host ]; then
+        skip "$c-own-root" "runs on the host, not in a chroot"
+        return
+    fi
+    prog=$(hs_build "$suite" fibffi-threaded-O2-nog fibffi.hs fibffi_c.c -- -O2 -rtsopts -threaded) ||
+        { fail "$c-build" "ghc could not build fibffi.hs"; return; }
+    hs_start "$suite" /dev/null /dev/null "$prog" 3 && sleep 0.5 ||
+        { fail "$c-setup" "fibffi did not start"; return; }
+    "$HSSPY" dump -q -p "$HS_PID" >"$T/dump" 2>"$T/dump.err"
+    kill "$HS_PID" 2>/dev/null
+    grep -E ' \[libc\.so\.6\]' "$T/dump" >"$T/libc" || true
+    local n unnamed lines
+    n=$(wc -l <"$T/libc")
+    unnamed=$(grep -c ' libc\.so\.6+0x' "$T/libc")
+    lines=$(grep -Ec '\[libc\.so\.6\]  [^ ]+\.[cS]:[0-9]+$' "$T/libc")
+    check "$c-libc-frames" "no libc frames in the dump: $(head -c 300 "$T/dump" | tr '\n' '|')" \
+        test "$n" -ge 5
+    check "$c-libc-named" "$unnamed of $n libc frames unnamed: $(grep ' libc\.so\.6+0x' "$T/libc" | head -n 2 | tr '\n' '|')" \
+        test "$unnamed" -eq 0
+    check "$c-libc-debug-lines" "only $lines of $n libc frames have source lines from the chroot's libc6-dbg" \
+        test "$lines" -eq "$n"
+}
+
+ghc_targets
+for suite in $GHC_TARGETS; do
+    own_root "$suite" "ghc-$(ghc_version "$suite")"
+done
