@@ -4,7 +4,9 @@
 #   make check      install missing Debian packages, build, make the GHC
 #                   chroots if missing, run every test
 #   make demo       profile the bundled demo program (flame graph + report)
-#   make bench      overhead and pause figures
+#   make bench      overhead, pause, rate, report-time and memory figures
+#                   against the goals (QUICK=1 for a short look; see
+#                   tests/bench/bench.sh for ROUNDS, SCALE, RSS_MINUTES)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 CC      ?= cc
@@ -73,6 +75,11 @@ $(B)/fuzz/fuzz: tests/fuzz/fuzz.c $(ASANOBJ)
 
 fuzzer: $(B)/fuzz/fuzz
 
+# make bench's tool that makes a raw file of a given number of samples.
+$(B)/bench/raw_resize: tests/bench/raw_resize.c $(LIBOBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(HS_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
+
 deps:
 	@tests/deps.sh
 
@@ -102,8 +109,8 @@ demo: deps
 	@tests/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory hsspy workloads
-	@tests/bench.sh
+	@$(MAKE) --no-print-directory hsspy $(B)/bench/raw_resize
+	@tests/bench/bench.sh
 
 install: hsspy
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
@@ -115,4 +122,4 @@ clean:
 
 .PHONY: all deps unit workloads fuzzer ghc-targets check stress demo bench install clean
 
--include $(OBJ:.o=.d) $(UNIT_BIN:=.d) $(ASANOBJ:.o=.d)
+-include $(OBJ:.o=.d) $(UNIT_BIN:=.d) $(ASANOBJ:.o=.d) $(B)/bench/raw_resize.d

@@ -1,0 +1,278 @@
+#!/bin/bash
+# bench.sh - `make bench`: what hsspy costs the program it profiles, next to
+# what users would pick instead, and how hsspy itself holds up; every figure
+# beside its goal (issue 7).
+#
+#  1. Overhead. A fixed amount of work (tests/workloads/hs/bench.hs, +RTS
+#     -N2, about 8 OS threads: Haskell compute, allocation, unsafe and safe
+#     foreign calls) is timed alone, under `hsspy record` at 100 Hz and
+#     1 kHz, under `perf record -g` at the same rates, and built with
+#     -prof -fprof-auto running with +RTS -p. The program times itself
+#     (from its first fork to its last join), so start-up, attach and the
+#     writing of profiles at exit are left out alike. Rounds are
+#     interleaved, each in a rotated order, so that the noise of a shared
+#     machine hits every configuration alike; ratios are of medians.
+#  2. hsspy's own figures at 1 kHz, from its report of those runs: pause
+#     per stopped thread (median, p99), rate achieved, missed ticks, its CPU,
+#     and how many samples were taken without stopping the thread.
+#  3. Scale: an RSS_MINUTES-long recording (default 10) at 1 kHz of the same
+#     workload repeated without end (`hsspy record -p PID -f raw`): hsspy's
+#     peak RSS (the kernel's high-water mark for the whole run, writing
+#     included) and the rate it sustained; then the time `hsspy report`
+#     takes on a raw file of RAW_SAMPLES (default 1 M) samples, cut from that
+#     recording (or, if it has fewer, that recording's samples repeated;
+#     the output says which), and on the whole recording.
+#
+# Figures, not pass/fail: a shared machine is too noisy for timed asserts,
+# and none of this is part of `make check`.
+#
+#   make bench                  about 15 min (5 rounds, 10 min of recording)
+#   QUICK=1 make bench          about 3 min (3 rounds, 1 min of recording)
+#   ROUNDS=N SCALE=K RSS_MINUTES=M RAW_SAMPLES=N make bench
+set -eu
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+QUICK=${QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+    ROUNDS=${ROUNDS:-3}
+    RSS_MINUTES=${RSS_MINUTES:-1}
+else
+    ROUNDS=${ROUNDS:-5}
+    RSS_MINUTES=${RSS_MINUTES:-10}
+fi
+SCALE=${SCALE:-1}
+RAW_SAMPLES=${RAW_SAMPLES:-1000000}
+HSSPY=$ROOT/hsspy
+RESIZE=$ROOT/build/bench/raw_resize
+HS=$ROOT/build/workloads/hs
+BENCH=$HS/bench
+PROF=$HS/bench_prof
+tmp=$(mktemp -d /tmp/hsspy-bench.XXXXXX)
+bg_pid=""
+cleanup() {
+    if [ -n "$bg_pid" ]; then kill "$bg_pid" 2>/dev/null || true; wait "$bg_pid" 2>/dev/null || true; fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+t_start=$SECONDS
+
+say() { echo "bench: $*" >&2; }
+median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "?"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s-%s", lo, hi }'; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+calc() { echo "$*" | bc -l; }
+# met VALUE OP GOAL: "met" or "NOT met"
+met() { if [ "$(calc "$1 $2 $3")" = 1 ]; then echo "met"; else echo "NOT met"; fi; }
+
+# --- tools -----------------------------------------------------------------
+install_missing() { # COMMAND PACKAGE
+    command -v "$1" >/dev/null 2>&1 && return 0
+    [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null || return 1
+    say "installing $2 (for $1)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >/dev/null 2>&1 ||
+        { apt-get update -q >/dev/null 2>&1 &&
+          DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >/dev/null 2>&1; }
+    command -v "$1" >/dev/null 2>&1
+}
+install_missing bc bc || { echo "bench: needs bc (apt-get install bc)" >&2; exit 1; }
+install_missing ghc ghc || { echo "bench: needs ghc (apt-get install ghc ghc-prof)" >&2; exit 1; }
+[ -x /usr/bin/time ] || install_missing /usr/bin/time time ||
+    { echo "bench: needs GNU time, /usr/bin/time (apt-get install time)" >&2; exit 1; }
+
+# --- the workload, normal and profiled ------------------------------------
+build() { # OUT FLAGS...
+    local out=$1; shift
+    local src=$ROOT/tests/workloads/hs
+    if [ ! -x "$out" ] || [ "$src/bench.hs" -nt "$out" ] || [ "$src/bench_c.c" -nt "$out" ]; then
+        mkdir -p "$out.obj"
+        ghc -v0 -outputdir "$out.obj" -o "$out" "$@" "$src/bench.hs" "$src/bench_c.c" >&2
+    fi
+}
+build "$BENCH" -O2 -g -threaded -rtsopts
+build "$PROF" -O2 -prof -fprof-auto -threaded -rtsopts ||
+    { echo "bench: cannot build the -prof workload (apt-get install ghc-prof)" >&2; exit 1; }
+
+# --- perf: installed, and able to sample here? ------------------------------
+perf_ok=0 perf_why=""
+if ! install_missing perf linux-perf; then
+    perf_why="perf is not installed (apt-get install linux-perf)"
+elif ! perf record -q -g -F 1000 -o "$tmp/probe.data" -- sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i + 1)); done' >/dev/null 2>"$tmp/probe.err"; then
+    perf_why="perf cannot sample here: $(grep -v '^$' "$tmp/probe.err" | head -n1)"
+elif [ "$(perf script -i "$tmp/probe.data" 2>/dev/null | grep -c .)" -eq 0 ]; then
+    perf_why="perf records no samples here (no perf_event access in this VM or container?)"
+else
+    perf_ok=1
+fi
+rm -f "$tmp/probe.data"
+
+# --- 1. overhead: interleaved rounds ----------------------------------------
+CONFIGS="alone h100 h1k prof"
+[ $perf_ok = 1 ] && CONFIGS="alone h100 h1k p100 p1k prof"
+declare -A LABEL=(
+    [alone]="alone"
+    [h100]="hsspy record -F 100"
+    [h1k]="hsspy record -F 1000"
+    [p100]="perf record -g -F 100"
+    [p1k]="perf record -g -F 1000"
+    [prof]="-prof -fprof-auto, +RTS -p"
+)
+ARGS=("$SCALE" +RTS -N2 -RTS)
+
+elapsed() { sed -n 's/^elapsed_ms \([0-9.]*\)$/\1/p' | tail -n1; }
+
+run_cfg() { # CONFIG: one timed run; its time appended to $tmp/CONFIG.ms
+    local c=$1 ms
+    case $c in
+    alone) ms=$("$BENCH" "${ARGS[@]}" | elapsed) ;;
+    h100 | h1k)
+        local hz=100; [ "$c" = h1k ] && hz=1000
+        ms=$("$HSSPY" record -q -F $hz -f report -o "$tmp/rep" -- "$BENCH" "${ARGS[@]}" | elapsed)
+        cat "$tmp/rep" >>"$tmp/$c.reports"
+        ;;
+    p100 | p1k)
+        local hz=100; [ "$c" = p1k ] && hz=1000
+        ms=$(perf record -q -g -F $hz -o "$tmp/perf.data" -- "$BENCH" "${ARGS[@]}" 2>/dev/null | elapsed)
+        rm -f "$tmp/perf.data"
+        ;;
+    prof) ms=$(cd "$tmp" && "$PROF" "${ARGS[@]}" +RTS -p -RTS | elapsed); rm -f "$tmp"/*.prof ;;
+    esac
+    [ -n "$ms" ] || { echo "bench: the $c run printed no time" >&2; exit 1; }
+    echo "$ms" >>"$tmp/$c.ms"
+}
+
+load_before=$(load)
+say "$ROUNDS rounds of: $CONFIGS (load $load_before)"
+read -r -a cfgs <<<"$CONFIGS"
+for r in $(seq 0 $((ROUNDS - 1))); do
+    line=""
+    for k in $(seq 0 $((${#cfgs[@]} - 1))); do
+        c=${cfgs[$(((k + r) % ${#cfgs[@]}))]}
+        run_cfg "$c"
+        line="$line $c $(tail -n1 "$tmp/$c.ms")"
+    done
+    say "round $((r + 1)):$line ms (load $(load))"
+done
+load_after=$(load)
+
+# --- 2. per-sample figures, from hsspy's reports ------------------------------
+# field REPORTS SED-EXPR: one value per report, their median
+field() { sed -n "$2" "$1" | median; }
+hsspy_figures() { # CONFIG -> sets F_* from that config's reports
+    local f=$tmp/$1.reports
+    F_PAUSE_MED=$(field "$f" 's/.*per stopped thread: .*median \([0-9.]*\) us.*/\1/p')
+    F_PAUSE_P99=$(field "$f" 's/.*per stopped thread: .*p99 \([0-9.]*\) us.*/\1/p')
+    F_RATE=$(field "$f" 's/.*Hz asked, \([0-9.]*\) Hz achieved.*/\1/p')
+    F_MISSED=$(sed -n 's/.*achieved, \([0-9]*\) ticks, \([0-9]*\) missed.*/\2 \1/p' "$f" |
+        awk '{ print 100 * $1 / ($1 + $2) }' | median)
+    F_CPU=$(field "$f" 's/.*hsspy: *\([0-9.]*\)% of one CPU.*/\1/p')
+    F_TICK=$(field "$f" 's/.*of one CPU while recording (\([0-9.]*\) us per tick).*/\1/p')
+    F_THREADS=$(field "$f" 's/.*thread samples from \([0-9]*\) threads.*/\1/p')
+    F_SAMPLES=$(field "$f" 's/.*samples: *\([0-9]*\) thread samples.*/\1/p')
+    F_REPEATED=$(sed -n 's/.*idle: *\([0-9]*\) samples of threads that had not run.*/\1/p' "$f" | median)
+    F_SOFT=$(sed -n 's/.*blocked: *\([0-9]*\) samples of threads in epoll_wait.*/\1/p' "$f" | median)
+}
+
+# --- 3. scale: a long recording, then reports of raw files ----------------------
+say "recording $RSS_MINUTES min at 1 kHz for the peak RSS (load $(load))"
+"$BENCH" "$SCALE" 0 +RTS -N2 -RTS >/dev/null &
+bg_pid=$!
+sleep 1
+/usr/bin/time -f "%M" -o "$tmp/rss" \
+    "$HSSPY" record -q -F 1000 -d "$(calc "$RSS_MINUTES * 60")" -f raw -o "$tmp/long.raw" -p "$bg_pid"
+kill "$bg_pid" 2>/dev/null || true
+wait "$bg_pid" 2>/dev/null || true
+bg_pid=""
+rss_kb=$(tail -n1 "$tmp/rss")
+"$HSSPY" report -q "$tmp/long.raw" -o "$tmp/long.report"
+hsspy_figures_long() {
+    local f=$tmp/long.report
+    L_RATE=$(field "$f" 's/.*Hz asked, \([0-9.]*\) Hz achieved.*/\1/p')
+    L_MISSED=$(sed -n 's/.*achieved, \([0-9]*\) ticks, \([0-9]*\) missed.*/\2 \1/p' "$f" |
+        awk '{ print 100 * $1 / ($1 + $2) }')
+    L_SAMPLES=$(field "$f" 's/.*samples: *\([0-9]*\) thread samples.*/\1/p')
+    L_CPU=$(field "$f" 's/.*hsspy: *\([0-9.]*\)% of one CPU.*/\1/p')
+    L_PAUSE_MED=$(field "$f" 's/.*per stopped thread: .*median \([0-9.]*\) us.*/\1/p')
+}
+hsspy_figures_long
+
+say "making a raw file of $RAW_SAMPLES samples (load $(load))"
+resized=$("$RESIZE" "$tmp/long.raw" "$tmp/m.raw" "$RAW_SAMPLES")
+# time_report FILE FORMAT: median of 3 runs, in seconds (and peak RSS, MB)
+time_report() {
+    local i
+    : >"$tmp/times"
+    for i in 1 2 3; do
+        /usr/bin/time -f "%e %M" -o "$tmp/t1" "$HSSPY" report -q -f "$2" -o /dev/null "$1"
+        tail -n1 "$tmp/t1" >>"$tmp/times"
+    done
+    echo "$(awk '{ print $1 }' "$tmp/times" | median) $(awk '{ print $2 / 1024 }' "$tmp/times" | median)"
+}
+say "timing hsspy report (load $(load))"
+read -r rep_s rep_mb <<<"$(time_report "$tmp/m.raw" report)"
+read -r fold_s fold_mb <<<"$(time_report "$tmp/m.raw" folded)"
+other=""
+for fmt in svg calls pprof speedscope trace; do
+    read -r s _ <<<"$(time_report "$tmp/m.raw" $fmt)"
+    other="$other $fmt $s s,"
+done
+read -r long_s long_mb <<<"$(time_report "$tmp/long.raw" report)"
+raw_mb=$(calc "$(stat -c %s "$tmp/m.raw") / 1048576")
+load_end=$(load)
+
+# --- the figures ---------------------------------------------------------------
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+virt=$(systemd-detect-virt 2>/dev/null || true)
+printf '\nhsspy bench, %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+printf 'machine: %s CPUs (%s)%s, Linux %s, %s MB RAM; GHC %s\n' "$(nproc)" "$cpu" \
+    "${virt:+, virtualized ($virt)}" "$(uname -r)" \
+    "$(awk '/^MemTotal/ { printf "%d", $2 / 1024 }' /proc/meminfo)" "$(ghc --numeric-version)"
+printf 'load average (1, 5, 15 min): %s before, %s after the rounds, %s at the end\n' \
+    "$load_before" "$load_after" "$load_end"
+printf 'workload: tests/workloads/hs/bench.hs %s +RTS -N2 (a fixed amount of work)\n' "$SCALE"
+
+printf '\n1. wall time of the workload, median of %d interleaved rounds (min-max)\n' "$ROUNDS"
+a=$(median <"$tmp/alone.ms")
+printf '   %-30s %9s ms %-15s %7s  %s\n' "configuration" "median" "(min-max)" "ratio" "goal"
+for c in $CONFIGS; do
+    m=$(median <"$tmp/$c.ms")
+    ratio=$(calc "$m / $a")
+    goal=""
+    case $c in
+    h100) goal="<= 1.01: $(met "$ratio" "<=" 1.01)" ;;
+    h1k) goal="<= 1.05: $(met "$ratio" "<=" 1.05)" ;;
+    esac
+    printf '   %-30s %9.0f ms %-15s %7.3f  %s\n' "${LABEL[$c]}" "$m" "($(range <"$tmp/$c.ms"))" "$ratio" "$goal"
+done
+[ $perf_ok = 1 ] || printf '   perf: %s\n' "$perf_why"
+
+printf '\n2. hsspy per sample (its own report, median over the rounds)\n'
+for c in h1k h100; do
+    hsspy_figures $c
+    hz=1000; [ $c = h100 ] && hz=100
+    printf '   at %4d Hz: pause per stopped thread median %s us (goal <= 30: %s), p99 %s us;\n' \
+        $hz "$F_PAUSE_MED" "$(met "$F_PAUSE_MED" "<=" 30)" "$F_PAUSE_P99"
+    printf '              rate %s Hz, missed ticks %.2f%%%s; hsspy %s%% of one CPU, %s us per tick\n' \
+        "$F_RATE" "$F_MISSED" \
+        "$([ $c = h1k ] && echo " (goal <= 1%: $(met "$F_MISSED" "<=" 1))")" "$F_CPU" "$F_TICK"
+    printf '              %s samples of %s threads; not stopped: %s that had not run since their last\n' \
+        "$F_SAMPLES" "$F_THREADS" "${F_REPEATED:-0}"
+    printf '              sample (schedstat unchanged: previous stack reused), %s blocked in epoll_wait & co\n' \
+        "${F_SOFT:-0}"
+done
+
+printf '\n3. scale\n'
+printf '   %s min recording at 1 kHz (hsspy record -p PID -f raw): peak RSS %.1f MB (goal <= 50: %s)\n' \
+    "$RSS_MINUTES" "$(calc "$rss_kb / 1024")" "$(met "$rss_kb / 1024" "<=" 50)"
+printf '     rate %s Hz sustained, missed ticks %.2f%% (goal <= 1%%: %s), %s samples, hsspy %s%% of one CPU,\n' \
+    "$L_RATE" "$L_MISSED" "$(met "$L_MISSED" "<=" 1)" "$L_SAMPLES" "$L_CPU"
+printf '     pause median %s us\n' "$L_PAUSE_MED"
+printf '   hsspy report of %s samples (%.0f MB raw file; %s of the recording above):\n' \
+    "$RAW_SAMPLES" "$raw_mb" "$(echo "$resized" | sed 's/^kept \([0-9]*\) -> \([0-9]*\).*/the first \2 samples of \1/; s/^repeated \([0-9]*\) -> .*/its \1 samples repeated in time/')"
+printf '     -f report %s s (goal <= 2 s: %s, peak RSS %.0f MB), -f folded %s s;\n' \
+    "$rep_s" "$(met "$rep_s" "<=" 2)" "$rep_mb" "$fold_s"
+printf '     other formats:%s\n' "${other%,}"
+printf '   hsspy report of the whole recording (%s samples): %s s, peak RSS %.0f MB\n' \
+    "$L_SAMPLES" "$long_s" "$long_mb"
+printf '\nmake bench took %d min %d s (QUICK=%s ROUNDS=%s SCALE=%s RSS_MINUTES=%s RAW_SAMPLES=%s)\n' \
+    $(((SECONDS - t_start) / 60)) $(((SECONDS - t_start) % 60)) "$QUICK" "$ROUNDS" "$SCALE" \
+    "$RSS_MINUTES" "$RAW_SAMPLES"
