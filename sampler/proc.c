@@ -180,10 +180,37 @@ int proc__open_schedstat(pid_t pid, pid_t tid)
     return fd < 0 ? -errno : fd;
 }
 
+/* A decimal (base 10) or hex (base 16) number at *p, then one space or
+ * the end; false if there is none. Faster than sscanf, which this file
+ * would otherwise run for every thread at every tick. */
+static bool number(const char **p, int base, uint64_t *out)
+{
+    const char *s = *p;
+    uint64_t v = 0;
+    int digits = 0;
+    if (base == 16 && s[0] == '0' && s[1] == 'x')
+        s += 2;
+    for (;; s++, digits++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9')
+            d = (unsigned)(*s - '0');
+        else if (base == 16 && *s >= 'a' && *s <= 'f')
+            d = (unsigned)(*s - 'a' + 10);
+        else
+            break;
+        v = v * (unsigned)base + d;
+    }
+    if (!digits || (*s && *s != ' ' && *s != '\n'))
+        return false;
+    *out = v;
+    *p = *s == ' ' ? s + 1 : s;
+    return true;
+}
+
 int proc__schedstat(int fd, uint64_t *run_ns, uint64_t *slices)
 {
     char buf[128];
-    unsigned long long run, wait, cnt;
+    uint64_t run, wait, cnt;
     ssize_t n;
     if (fd < 0)
         return -1;
@@ -191,28 +218,85 @@ int proc__schedstat(int fd, uint64_t *run_ns, uint64_t *slices)
     if (n <= 0)
         return -1;
     buf[n] = 0;
-    if (sscanf(buf, "%llu %llu %llu", &run, &wait, &cnt) != 3)
+    const char *p = buf;
+    if (!number(&p, 10, &run) || !number(&p, 10, &wait) || !number(&p, 10, &cnt))
         return -1;
     *run_ns = run;
     *slices = cnt;
     return 0;
 }
 
-int proc__syscall(pid_t pid, pid_t tid, long *nr, uint64_t *sp, uint64_t *pc)
+int proc__open_syscall(pid_t pid, pid_t tid)
 {
-    char path[96], buf[256];
-    unsigned long long a[6], s, p;
-    long n;
+    char path[96];
+    int fd;
     stat_path(path, sizeof path, pid, tid, "syscall");
-    if (proc__read(path, buf, sizeof buf) <= 0)
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+/* The text is "running", "-1 SP PC" (blocked, not in a system call), or
+ * "NR A1 A2 A3 A4 A5 A6 SP PC" with the numbers in hex after NR. */
+int proc__syscall_fd(int fd, long *nr, uint64_t *sp, uint64_t *pc)
+{
+    char buf[256];
+    ssize_t n;
+    if (fd < 0)
         return -1;
-    if (sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &n, &a[0], &a[1], &a[2],
-               &a[3], &a[4], &a[5], &s, &p) != 9)
-        return -1; /* "running", or "-1 sp pc" outside a system call */
-    *nr = n;
-    *sp = s;
-    *pc = p;
-    return 0;
+    n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    if (strncmp(buf, "running", 7) == 0)
+        return PROC_RUNNING;
+    const char *p = buf;
+    uint64_t v[8];
+    if (p[0] == '-' && p[1] == '1' && p[2] == ' ') {
+        p += 3;
+        if (!number(&p, 16, &v[0]) || !number(&p, 16, &v[1]))
+            return -1;
+        *nr = -1;
+        *sp = v[0];
+        *pc = v[1];
+        return PROC_BLOCKED;
+    }
+    uint64_t call;
+    if (!number(&p, 10, &call))
+        return -1;
+    for (int i = 0; i < 8; i++)
+        if (!number(&p, 16, &v[i]))
+            return -1;
+    *nr = (long)call;
+    *sp = v[6];
+    *pc = v[7];
+    return PROC_BLOCKED;
+}
+
+int proc__open_loadavg(void)
+{
+    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+long proc__running(int fd)
+{
+    char buf[128];
+    ssize_t n;
+    if (fd < 0)
+        return -1;
+    n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    /* "0.52 0.58 0.59 2/467 12345": the fourth field is running/total. */
+    const char *p = buf;
+    for (int field = 0; field < 3; field++) {
+        p = strchr(p, ' ');
+        if (!p)
+            return -1;
+        p++;
+    }
+    return strtol(p, NULL, 10);
 }
 
 bool proc__syscall_breaks_on_stop(long nr)

@@ -50,9 +50,22 @@ int proc__open_schedstat(pid_t pid, pid_t tid);
  * the thread has not run. */
 int proc__schedstat(int fd, uint64_t *run_ns, uint64_t *slices);
 
-/* The system call a blocked thread sleeps in, with its user stack pointer
- * and pc (/proc/PID/task/TID/syscall). -1 if it is running or gone. */
-int proc__syscall(pid_t pid, pid_t tid, long *nr, uint64_t *sp, uint64_t *pc);
+/* Open /proc/PID/task/TID/syscall for repeated pread()s; proc__syscall_fd:
+ * PROC_RUNNING if the thread is running or runnable (state R),
+ * PROC_BLOCKED if it is not, with the system call it sleeps in (*nr, -1
+ * when blocked outside of one) and its user sp and pc; -1 if unreadable
+ * or gone. One read tells both the R-or-not of the stat file (for a
+ * fraction of its cost: it formats one line, not fifty fields) and the
+ * call. */
+enum { PROC_RUNNING = 1, PROC_BLOCKED = 0 };
+int proc__open_syscall(pid_t pid, pid_t tid);
+int proc__syscall_fd(int fd, long *nr, uint64_t *sp, uint64_t *pc);
+
+/* /proc/loadavg, kept open; proc__running: the number of threads running
+ * or runnable on the whole machine right now (its fourth field), -1 on
+ * error. */
+int proc__open_loadavg(void);
+long proc__running(int fd);
 
 /* Does this (x86_64) system call fail with EINTR when its thread is merely
  * stopped and continued, even without a signal handler? signal(7) lists

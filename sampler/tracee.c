@@ -70,6 +70,7 @@ static struct tthread *add(struct tracee *t, pid_t tid)
     th->state = '?';
     th->stat_fd = proc__open_stat(t->pid, tid);
     th->sched_fd = proc__open_schedstat(t->pid, tid);
+    th->sys_fd = proc__open_syscall(t->pid, tid);
     t->st.threads_seen++;
     return th;
 }
@@ -80,7 +81,9 @@ static void close_fds(struct tthread *th)
         close(th->stat_fd);
     if (th->sched_fd >= 0)
         close(th->sched_fd);
-    th->stat_fd = th->sched_fd = -1;
+    if (th->sys_fd >= 0)
+        close(th->sys_fd);
+    th->stat_fd = th->sched_fd = th->sys_fd = -1;
 }
 
 static void gone(struct tracee *t, struct tthread *th)
@@ -415,9 +418,9 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         if (th->run != TT_RUNNING || th->want)
             continue;
         /* A thread that has not run since its last sample keeps its state
-         * and its stack: one cheap schedstat read decides, and the costlier
-         * stat read is skipped. Threads that were running last time are
-         * almost surely running still: for them read the state directly. */
+         * and its stack: one cheap schedstat read decides. Threads that
+         * were running last time are almost surely running still: the
+         * check is skipped for them. */
         if (skip_unchanged && th->has_base && th->state != 'R') {
             uint64_t run, slices;
             if (proc__schedstat(th->sched_fd, &run, &slices) == 0 && run == th->base_run_ns &&
@@ -426,19 +429,28 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
                 continue;
             }
         }
-        th->state = proc__stat_fd_state(th->stat_fd);
+        /* Running, or blocked in which call? Some blocking calls fail with
+         * EINTR when the thread is stopped, even without a signal handler
+         * (signal(7)): a thread asleep in one is sampled without a stop,
+         * from where /proc says it waits. */
+        long nr = -1;
+        int how = proc__syscall_fd(th->sys_fd, &nr, &th->soft_sp, &th->soft_pc);
+        if (how == PROC_RUNNING)
+            th->state = 'R';
+        else if (how == PROC_BLOCKED && nr >= 0)
+            th->state = 'S';
+        else /* blocked outside a call (a page fault, a stop), or unreadable */
+            th->state = proc__stat_fd_state(th->stat_fd);
         t->runnable += th->state == 'R';
-        /* Some blocking calls fail with EINTR when the thread is stopped,
-         * even without a signal handler (signal(7)): a thread asleep in one
-         * is sampled without a stop, from where /proc says it waits. */
-        long nr;
-        if (th->state == 'S' &&
-            proc__syscall(t->pid, th->tid, &nr, &th->soft_sp, &th->soft_pc) == 0 &&
-            proc__syscall_breaks_on_stop(nr)) {
+        if (how == PROC_BLOCKED && nr >= 0 && proc__syscall_breaks_on_stop(nr)) {
             th->soft = true;
             t->st.soft_samples++;
         }
     }
+    /* Whether anything else waits for a CPU (see tracee__collect). */
+    if (t->loadavg_fd == 0)
+        t->loadavg_fd = proc__open_loadavg();
+    t->machine_running = proc__running(t->loadavg_fd);
     now = tracee__now_ns();
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
@@ -477,7 +489,11 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
 {
     sigset_t set;
     uint64_t spin_from = tracee__now_ns();
-    bool spin = t->runnable < ncpus();
+    /* Poll only if a CPU is free: if every CPU is taken (by the target or
+     * anything else), polling takes one from a thread that needs it. The
+     * machine's count includes hsspy itself and the target's runnable
+     * threads; when unknown, the target's alone decide. */
+    bool spin = t->machine_running > 0 ? t->machine_running <= ncpus() : t->runnable < ncpus();
     size_t wanted;
 
     uint64_t quiet_until = spin_from + quiet_ns;
@@ -621,6 +637,9 @@ void tracee__detach(struct tracee *t, int timeout_ms)
 
 void tracee__free(struct tracee *t)
 {
+    if (t->loadavg_fd > 0)
+        close(t->loadavg_fd);
+    t->loadavg_fd = 0;
     for (size_t i = 0; i < t->n; i++)
         if (t->th[i].run != TT_GONE)
             close_fds(&t->th[i]);

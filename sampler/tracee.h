@@ -39,7 +39,10 @@ struct tthread {
     int pending_sig; /* signal to re-inject when it is resumed */
     int stat_fd;     /* /proc/PID/task/TID/stat, kept open */
     int sched_fd;    /* /proc/PID/task/TID/schedstat, kept open */
-    char state;      /* its /proc state letter, read just before the interrupt */
+    int sys_fd;      /* /proc/PID/task/TID/syscall, kept open */
+    /* Its state just before the interrupt: R (running or runnable), S
+     * (blocked in a system call), or another /proc stat letter. */
+    char state;
     uint64_t t_interrupt_ns; /* when the interrupt was sent (for pause figures) */
     /* Scheduler counters when the thread last settled after a sample; if
      * they have not moved, it has not run since and need not be stopped. */
@@ -91,6 +94,8 @@ struct tracee {
     int exit_status; /* its wait status, when exited and we saw it */
     bool execed;     /* it called execve: symbols no longer apply */
     long runnable;   /* threads in state R at the last interrupt */
+    int loadavg_fd;  /* /proc/loadavg, kept open (0: not yet opened) */
+    long machine_running; /* threads running on the machine at the last interrupt */
     bool collecting; /* inside tracee__collect (stops then are on time) */
     struct tracee_stats st;
 };
@@ -110,11 +115,13 @@ void tracee__handle(struct tracee *t, pid_t tid, int status);
 /* Handle every status already waiting (waitpid WNOHANG). Returns how many. */
 int tracee__drain(struct tracee *t);
 
-/* Interrupt the running threads for a sample. First, for every thread, read
- * its /proc state and, if skip_unchanged, its scheduler counters: a thread
- * that has not run since its last sample settled (tracee__settled) is not
- * stopped at all and is marked `unchanged` (its previous stack still holds);
- * a thread blocked in a call a stop would break is marked `soft`. Then
+/* Interrupt the running threads for a sample. First, for every thread, if
+ * skip_unchanged, its scheduler counters: a thread that has not run since
+ * its last sample settled (tracee__settled) is not stopped at all and is
+ * marked `unchanged` (its previous stack still holds); for the others,
+ * whether it is running or blocked, and in which system call (one read of
+ * /proc/PID/task/TID/syscall): a thread blocked in a call a stop would
+ * break is marked `soft`. Then
  * PTRACE_INTERRUPT the rest in one tight loop; a thread still interrupted
  * from an earlier tick is not interrupted again. Returns the number
  * interrupted. */
