@@ -51,9 +51,11 @@ compute, alloc, unsafeC, safeC, sleeper :: Int -> IO Int
 compute scale = times (150 * scale) (\i -> evaluate (nfib (29 + i `mod` 3)))
 alloc scale = times (48 * scale) (\i -> evaluate (buildMap i 20000))
 -- (the list allocates between calls, so this thread reaches points where the
--- RTS can stop it for a GC; a loop of unsafe calls alone never does)
-unsafeC scale = times (800 * scale) (\i -> do
-  r <- spinUnsafe 1500000
+-- RTS can stop it for a GC; a loop of unsafe calls alone never does. Each
+-- call is short, about 0.1 ms, like a hash or a copy: a long unsafe call
+-- stalls every other capability at the next GC, and with it the figures.)
+unsafeC scale = times (12000 * scale) (\i -> do
+  r <- spinUnsafe 100000
   s <- evaluate (sum [1 .. i `mod` 50])
   return (r + s))
 safeC scale = times (800 * scale) (\_ -> spinSafe 1500000)
