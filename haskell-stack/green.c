@@ -78,7 +78,7 @@ int green__read(const struct rts *r, struct modset *ms, const struct memimg *img
 {
     const struct rts_layout *L = r->L;
     uint64_t v;
-    struct stg_walk w = {r, img, ms, 0, true};
+    struct stg_walk w = {r, img, ms, 0, true, r->walk_cache};
     struct stg_result res;
 
     memset(g, 0, sizeof *g);

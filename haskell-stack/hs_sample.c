@@ -31,7 +31,7 @@ static bool any_frame_in(const struct raw_frame *f, int n, const struct code_ran
 static uint64_t find_sp(struct rts *r, struct unwinder *uw, const struct memimg *img,
                         const struct unwind_result *ur, uint64_t stack)
 {
-    struct stg_walk w = {r, img, uw->ms, 0, false};
+    struct stg_walk w = {r, img, uw->ms, 0, false, r->walk_cache};
     if (!ur->scanned || stg_walk__plausible_sp(&w, ur->hs_sp, stack))
         return ur->hs_sp;
     for (uint64_t a = ur->scan_lo; a < ur->scan_hi; a += 8) {
@@ -51,7 +51,7 @@ static void haskell_frames(struct rts *r, struct unwinder *uw, const struct memi
                            enum stg_start start, struct raw_frame *out, int max,
                            struct hs_sample *res)
 {
-    struct stg_walk w = {r, img, uw->ms, r->pid, r->exact_stacks};
+    struct stg_walk w = {r, img, uw->ms, r->pid, r->exact_stacks, r->walk_cache};
     struct stg_result sr;
 
     if (res->n >= max)

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "haskell-stack/stg_walk.h"
 #include "sampler/log.h"
 #include "sampler/remote.h"
 
@@ -67,6 +68,7 @@ void rts__free(struct rts *r)
     free(r->waiting.r);
     free(r->events.r);
     free(r->epoll.r);
+    free(r->walk_cache);
     memset(r, 0, sizeof *r);
 }
 
@@ -329,6 +331,10 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     r->ghc = true;
     r->mod = m;
     snprintf(r->version, sizeof r->version, "%s", m->ghc_version);
+    if (!(r->walk_cache = calloc(1, sizeof *r->walk_cache))) {
+        log__error("out of memory");
+        return -ENOMEM;
+    }
 
     memset(&sc, 0, sizeof sc);
     sc.r = r;

@@ -25,6 +25,8 @@
 #include <sys/user.h>
 
 #include "haskell-stack/rts_layout.h"
+
+struct stg_info_cache;
 #include "sampler/memimg.h"
 #include "symbolizer/modset.h"
 
@@ -70,6 +72,7 @@ struct rts {
     bool task_checked; /* a Task has been checked against its thread */
     unsigned unsure;   /* validations that saw a capability mid-change */
     bool exact_stacks; /* walk every STG frame as it is (dump), no folding */
+    struct stg_info_cache *walk_cache; /* info tables seen by the walks */
     unsigned long validation_failures;
 };
 

@@ -40,32 +40,33 @@ static bool read_static(const struct stg_walk *w, uint64_t addr, void *out, size
     return m && m->is_haskell && module__read(m, addr, out, len) == 0;
 }
 
-uint64_t stg_walk__frame_size(const struct stg_walk *w, uint64_t info, uint64_t frame,
-                              uint32_t *type)
+/* What the info table at info says, read from the module. */
+static void read_fact(const struct stg_walk *w, uint64_t info, struct stg_info_fact *f)
 {
     const struct rts_layout *L = w->rts->L;
+    struct module *m = modset__find(w->ms, info);
     uint32_t t;
     uint64_t layout;
 
-    *type = 0;
-    if (info & 7 || !read_static(w, info + (uint64_t)(int64_t)L->info.type.off, &t, 4) ||
-        !read_static(w, info + (uint64_t)(int64_t)L->info.layout.off, &layout, 8))
-        return 0;
-    *type = t;
-    if (t == (uint32_t)L->closure_type.RET_FUN) {
-        uint64_t size;
-        if (memimg__read_u64(w->img, frame + (uint64_t)L->ret_fun.size.off, &size) < 0 ||
-            size > (1u << 20))
-            return 0;
-        return (uint64_t)L->ret_fun.struct_size / 8 + size;
-    }
+    memset(f, 0, sizeof *f);
+    f->info = info;
+    f->haskell = m && m->is_haskell;
+    if (!f->haskell || !read_static(w, info + (uint64_t)(int64_t)L->info.type.off, &t, 4))
+        return;
+    f->typed = true;
+    f->type = t;
+    if (info & 7 || !read_static(w, info + (uint64_t)(int64_t)L->info.layout.off, &layout, 8))
+        return;
+    f->laid = true;
+    if (t == (uint32_t)L->closure_type.RET_FUN)
+        return; /* sized by the frame itself */
     if (t == (uint32_t)L->closure_type.RET_BIG) {
         /* layout holds a 32-bit offset from the info pointer to the bitmap. */
         int32_t off = (int32_t)(uint32_t)layout;
         uint64_t size;
-        if (!read_static(w, info + (uint64_t)(int64_t)off, &size, 8) || size > (1u << 20))
-            return 0;
-        return 1 + size;
+        if (read_static(w, info + (uint64_t)(int64_t)off, &size, 8) && size <= (1u << 20))
+            f->size = (uint32_t)(1 + size);
+        return;
     }
     if (t == (uint32_t)L->closure_type.RET_SMALL || t == (uint32_t)L->closure_type.UPDATE_FRAME ||
         t == (uint32_t)L->closure_type.CATCH_FRAME ||
@@ -74,16 +75,71 @@ uint64_t stg_walk__frame_size(const struct stg_walk *w, uint64_t info, uint64_t 
         t == (uint32_t)L->closure_type.ATOMICALLY_FRAME ||
         t == (uint32_t)L->closure_type.CATCH_RETRY_FRAME ||
         t == (uint32_t)L->closure_type.CATCH_STM_FRAME)
-        return 1 + (layout & (uint64_t)L->misc.BITMAP_SIZE_MASK);
+        f->size = (uint32_t)(1 + (layout & (uint64_t)L->misc.BITMAP_SIZE_MASK));
     /* RET_BCO (GHCi byte code) needs the BCO from the heap; anything else
-     * is not a stack frame at all. */
-    return 0;
+     * is not a stack frame at all: size 0. */
+}
+
+/* The facts of info: from the cache, or read (and cached). tmp holds them
+ * when there is no cache. */
+static const struct stg_info_fact *fact(const struct stg_walk *w, uint64_t info,
+                                        struct stg_info_fact *tmp)
+{
+    struct stg_info_cache *c = w->cache;
+    if (!c || !info) {
+        read_fact(w, info, tmp);
+        return tmp;
+    }
+    if (c->gen != w->ms->refreshes) {
+        memset(c->e, 0, sizeof c->e);
+        c->gen = w->ms->refreshes;
+    }
+    /* Four slots per bucket; a full bucket evicts by the address's bits. */
+    uint64_t h = (info >> 3) * 0x9e3779b97f4a7c15ull;
+    size_t b = (size_t)(h >> 40) & (STG_INFO_CACHE_SIZE - 1) & ~(size_t)3;
+    for (size_t k = 0; k < 4; k++) {
+        struct stg_info_fact *e = &c->e[b + k];
+        if (e->info == info) {
+            c->hits++;
+            return e;
+        }
+        if (!e->info) {
+            c->misses++;
+            read_fact(w, info, e);
+            return e;
+        }
+    }
+    c->misses++;
+    struct stg_info_fact *e = &c->e[b + ((info >> 3) & 3)];
+    read_fact(w, info, e);
+    return e;
+}
+
+uint64_t stg_walk__frame_size(const struct stg_walk *w, uint64_t info, uint64_t frame,
+                              uint32_t *type)
+{
+    const struct rts_layout *L = w->rts->L;
+    struct stg_info_fact tmp;
+    const struct stg_info_fact *f = fact(w, info, &tmp);
+
+    *type = 0;
+    if (!f->haskell || !f->typed || !f->laid)
+        return 0;
+    *type = f->type;
+    if (f->type == (uint32_t)L->closure_type.RET_FUN) {
+        uint64_t size;
+        if (memimg__read_u64(w->img, frame + (uint64_t)L->ret_fun.size.off, &size) < 0 ||
+            size > (1u << 20))
+            return 0;
+        return (uint64_t)L->ret_fun.struct_size / 8 + size;
+    }
+    return f->size;
 }
 
 static bool plausible_info(const struct stg_walk *w, uint64_t info)
 {
-    struct module *m = modset__find(w->ms, info);
-    return m && m->is_haskell;
+    struct stg_info_fact tmp;
+    return fact(w, info, &tmp)->haskell;
 }
 
 /* The info pointer of the thunk an update frame is forcing, or 0. A thunk
@@ -99,10 +155,11 @@ static uint64_t updatee_info(const struct stg_walk *w, uint64_t frame)
     if (memimg__read_u64(w->img, updatee, &info) < 0 &&
         (w->live_pid <= 0 || remote__read(w->live_pid, updatee, &info, 8) < 0))
         return 0;
-    uint32_t type;
-    if (!plausible_info(w, info) ||
-        !read_static(w, info + (uint64_t)(int64_t)w->rts->L->info.type.off, &type, 4))
+    struct stg_info_fact tmp;
+    const struct stg_info_fact *f = fact(w, info, &tmp);
+    if (!f->haskell || !f->typed)
         return 0;
+    uint32_t type = f->type;
     /* Only a thunk still names its code (THUNK .. THUNK_SELECTOR). */
     if (type < (uint32_t)L->closure_type.THUNK || type > (uint32_t)L->closure_type.THUNK_SELECTOR)
         return 0;

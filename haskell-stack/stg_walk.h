@@ -27,6 +27,29 @@
 #include "haskell-stack/rts.h"
 #include "sampler/sample.h"
 
+/* What the info tables say, cached across walks: whether an address is an
+ * info pointer of a GHC module, its closure type and, but for RET_FUN (whose
+ * frames carry their size), its frame size. Info tables are in the
+ * executable's read-only segments and never change, so entries stay true
+ * until the module set is re-read (then the cache empties itself). A walk
+ * visits hundreds of frames of a few dozen kinds: looking each kind up in
+ * the modules' segments every time was most of its cost. Fixed size, no
+ * allocation: a full bucket evicts. Zeroed memory is an empty cache. */
+#define STG_INFO_CACHE_SIZE 4096 /* a power of two */
+struct stg_info_fact {
+    uint64_t info;   /* 0: empty */
+    uint32_t type;   /* closure type */
+    uint32_t size;   /* frame size in words; 0: not a frame (or RET_FUN) */
+    bool haskell;    /* in a GHC module */
+    bool typed;      /* type could be read */
+    bool laid;       /* layout word could be read (and info is aligned) */
+};
+struct stg_info_cache {
+    unsigned long gen; /* the modset's refreshes when filled */
+    unsigned long hits, misses;
+    struct stg_info_fact e[STG_INFO_CACHE_SIZE];
+};
+
 struct stg_walk {
     const struct rts *rts;
     const struct memimg *img;
@@ -35,6 +58,7 @@ struct stg_walk {
                      * capture lacks it (names update frames); 0: never */
     bool exact;     /* every frame as it is (for dumps): no folding of
                      * recursion, RET_FUN frames kept */
+    struct stg_info_cache *cache; /* NULL: look every info table up */
 };
 
 struct stg_result {

@@ -9,6 +9,8 @@
  *                     pointers into other captured memory, valid info
  *                     pointers in wrong places, short regions) and runs the
  *                     C unwinder, the RTS reader and the STG walker on it
+ *                     (and, one time in four, the walk again without its
+ *                     cache of info tables: the frames must be the same)
  *   fuzz raw FILE N   a raw recording, truncated, bit-flipped, overwritten
  *
  * Prints "iterations N, max us M, mean us A" and exits 0 when done. */
@@ -20,6 +22,7 @@
 #include <time.h>
 
 #include "haskell-stack/hs_sample.h"
+#include "haskell-stack/stg_walk.h"
 #include "out/raw.h"
 #include "sampler/capfile.h"
 #include "symbolizer/unwind.h"
@@ -181,6 +184,22 @@ static int fuzz_walk(const char *dir, long iterations)
             struct hs_sample hs;
             hs_sample__build(&rts, &uw, &tc, c->comm, &c->img, frames, MAX_FRAMES, &hs);
             n = hs.n;
+            if (it % 4 == 1) {
+                /* The walk's cache of info tables must change nothing:
+                 * the same walk without it gives the same frames. */
+                static struct raw_frame again[MAX_FRAMES];
+                struct hs_sample hs2;
+                struct stg_info_cache *cache = rts.walk_cache;
+                rts.walk_cache = NULL;
+                hs_sample__build(&rts, &uw, &tc, c->comm, &c->img, again, MAX_FRAMES, &hs2);
+                rts.walk_cache = cache;
+                if (hs2.n != n || hs2.tag != hs.tag || hs2.err != hs.err ||
+                    memcmp(again, frames, (size_t)n * sizeof *frames) != 0) {
+                    fprintf(stderr, "fuzz: the walk differs without its cache at iteration %ld\n",
+                            it);
+                    return 1;
+                }
+            }
         } else {
             struct unwind_result ur;
             unwind__stack(&uw, &regs, &c->img, frames, MAX_FRAMES, &ur);
