@@ -469,8 +469,9 @@ bool rts__grab(pid_t pid, struct memimg *img, uint64_t addr, size_t len)
     struct remote_req q;
     if (!addr || len == 0)
         return false;
+    memimg__note(img, addr, len); /* read ahead at this thread's next capture */
     if (memimg__ptr(img, addr, len))
-        return true; /* already captured this tick (a shared Capability) */
+        return true; /* already captured this tick (a shared Capability), or read ahead */
     p = memimg__add(img, addr, len);
     if (!p)
         return false;

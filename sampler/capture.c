@@ -33,10 +33,12 @@ int capture__reserve(struct capture *c, size_t threads, size_t extra)
         c->cap = nc;
     }
     size_t want = threads * c->stack_bytes + extra;
-    if (want > c->img.size || threads * 4 + 64 > c->img.cap) {
+    if (want > c->img.size || threads * (2 + 2 * TT_READ_AHEAD) + 64 > c->img.cap) {
         struct memimg img;
         size_t t2 = threads * 2;
-        if (memimg__init(&img, t2 * c->stack_bytes + extra * 2, t2 * 4 + 256) < 0)
+        /* Regions per thread: its stack, what it reads ahead, what the
+         * RTS reader then finds missing. */
+        if (memimg__init(&img, t2 * c->stack_bytes + extra * 2, t2 * (2 + 2 * TT_READ_AHEAD) + 256) < 0)
             return -ENOMEM;
         memimg__free(&c->img);
         c->img = img;
@@ -61,24 +63,68 @@ static struct thread_capture *start(struct capture *c, const struct tthread *th)
     tc->t_interrupt_ns = th->t_interrupt_ns;
     tc->t_stop_ns = tracee__now_ns();
     tc->weight = 1 + th->owed;
+    tc->first_note = c->img.nnotes;
     return tc;
 }
 
+/* A range this long or longer is a live stack chunk, which grows down:
+ * read it ahead from a little lower, so that the frames pushed since the
+ * last capture still fall inside it. */
+#define AHEAD_SLACK 1024
+
+/* The C stack from rsp up, as deep as th->stack_want says, and with it, in
+ * the same process_vm_readv, the ranges the thread's last capture needed
+ * beyond it (th->ahead): a GHC thread's Task, Capability, TSO and stack
+ * chunk are mostly where they were. Whatever turns out different is read
+ * afterwards by whoever needs it (rts__grab finds the rest in the image),
+ * so a wrong guess costs only bytes, and a right one saves a system call
+ * per range while the thread is stopped. */
 static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
                        struct thread_capture *tc)
 {
+    struct remote_req req[1 + TT_READ_AHEAD];
+    size_t reg[1 + TT_READ_AHEAD], n = 0;
     size_t want = th->stack_want ? th->stack_want : c->stack_bytes;
     if (want > c->stack_bytes)
         want = c->stack_bytes;
     uint8_t *buf = memimg__add(&c->img, tc->regs.rsp, want);
     if (!buf)
         return;
-    struct remote_req req = {tc->regs.rsp, buf, want, 0};
-    remote__batch(pid, &req, 1);
+    req[n] = (struct remote_req){tc->regs.rsp, buf, want, 0};
+    reg[n++] = c->img.n - 1;
+    for (size_t k = 0; k < th->nahead; k++) {
+        uint64_t a = th->ahead[k].addr;
+        size_t len = th->ahead[k].len;
+        if (memimg__ptr(&c->img, a, len))
+            continue; /* captured already this tick (a shared Capability) */
+        if (len >= 2 * AHEAD_SLACK && a >= AHEAD_SLACK) {
+            a -= AHEAD_SLACK;
+            len += AHEAD_SLACK;
+        }
+        uint8_t *p = memimg__add(&c->img, a, len);
+        if (!p)
+            break;
+        req[n] = (struct remote_req){a, p, len, 0};
+        reg[n++] = c->img.n - 1;
+    }
+    remote__batch(pid, req, n);
+    for (size_t i = 0; i < n; i++)
+        memimg__set_len_at(&c->img, reg[i], req[i].got);
+    c->read_ahead += n - 1;
     /* A stack shorter than `want` ends at the top of its mapping. */
-    memimg__set_len(&c->img, req.addr, req.got);
-    tc->stack_len = req.got;
-    c->short_stacks += req.got < want;
+    tc->stack_len = req[0].got;
+    c->short_stacks += req[0].got < want;
+}
+
+void capture__remember(struct capture *c, struct tthread *th, const struct thread_capture *tc)
+{
+    th->nahead = 0;
+    for (size_t i = tc->first_note; i < c->img.nnotes && th->nahead < TT_READ_AHEAD; i++) {
+        const struct memimg_note *nt = &c->img.notes[i];
+        th->ahead[th->nahead].addr = nt->addr;
+        th->ahead[th->nahead].len = nt->len;
+        th->nahead++;
+    }
 }
 
 void capture__thread(struct capture *c, pid_t pid, const struct tthread *th)

@@ -22,6 +22,7 @@ struct thread_capture {
     uint64_t t_interrupt_ns;
     bool soft;            /* not stopped: see capture__soft */
     uint32_t weight;      /* ticks this capture stands for (see tthread.owed) */
+    size_t first_note;    /* its first note in the image (memimg__note) */
     uint64_t t_stop_ns;   /* when its stop was seen (waitpid returned it) */
     uint64_t t_resume_ns; /* when it was let go again */
 };
@@ -35,6 +36,7 @@ struct capture {
     struct memimg img;
     size_t img_threads; /* threads the image has room for */
     unsigned long short_stacks; /* stack copies that ended early (top of stack) */
+    unsigned long read_ahead;   /* ranges read ahead with the stacks */
 };
 
 int capture__init(struct capture *c, size_t stack_bytes);
@@ -48,8 +50,14 @@ int capture__reserve(struct capture *c, size_t threads, size_t extra);
 void capture__begin(struct capture *c);
 
 /* Capture one stopped thread: registers (PTRACE_GETREGS) and its C stack
- * from rsp up, as deep as th->stack_want says (one process_vm_readv). */
+ * from rsp up, as deep as th->stack_want says, with the ranges its last
+ * capture needed beyond it (th->ahead): one process_vm_readv. */
 void capture__thread(struct capture *c, pid_t pid, const struct tthread *th);
+
+/* After the rest of a thread's capture (the RTS reader's, which notes the
+ * ranges it needs in the image): keep those ranges in th->ahead for its
+ * next capture. */
+void capture__remember(struct capture *c, struct tthread *th, const struct thread_capture *tc);
 
 /* Capture a thread blocked in the kernel without stopping it (th->soft):
  * only pc and sp (from /proc) and its thread pointer (if ever seen) are

@@ -30,6 +30,13 @@ void memimg__reset(struct memimg *m)
 {
     m->used = 0;
     m->n = 0;
+    m->nnotes = 0;
+}
+
+void memimg__note(struct memimg *m, uint64_t addr, size_t len)
+{
+    if (m->nnotes < MEMIMG_NOTES && len <= UINT32_MAX)
+        m->notes[m->nnotes++] = (struct memimg_note){addr, (uint32_t)len};
 }
 
 uint8_t *memimg__add(struct memimg *m, uint64_t addr, size_t len)
@@ -59,6 +66,15 @@ void memimg__set_len(struct memimg *m, uint64_t addr, size_t len)
         }
         return;
     }
+}
+
+void memimg__set_len_at(struct memimg *m, size_t i, size_t len)
+{
+    if (i >= m->n || len >= m->reg[i].len)
+        return;
+    if (i == m->n - 1)
+        m->used = m->reg[i].off + len; /* give the tail back */
+    m->reg[i].len = (uint32_t)len;
 }
 
 const uint8_t *memimg__ptr(const struct memimg *m, uint64_t addr, size_t len)

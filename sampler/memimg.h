@@ -26,11 +26,22 @@ struct memimg_region {
     uint32_t off; /* into buf */
 };
 
+/* A range a capture needed (memimg__note), whether it read it then or found
+ * it captured already: what the next capture of the same thread will
+ * likely need again, and can read in one batch with the stack. */
+struct memimg_note {
+    uint64_t addr;
+    uint32_t len;
+};
+#define MEMIMG_NOTES 256
+
 struct memimg {
     uint8_t *buf;
     size_t used, size;
     struct memimg_region *reg;
     size_t n, cap;
+    struct memimg_note notes[MEMIMG_NOTES]; /* in order; the rest are dropped */
+    size_t nnotes;
 };
 
 /* Preallocate room for `bytes` of captured memory in at most `regions` ranges,
@@ -45,6 +56,11 @@ void memimg__reset(struct memimg *m);
 uint8_t *memimg__add(struct memimg *m, uint64_t addr, size_t len);
 /* Shrink the most recent region starting at addr to len bytes (a short read). */
 void memimg__set_len(struct memimg *m, uint64_t addr, size_t len);
+/* Shrink region i (an index in reg) to len bytes. */
+void memimg__set_len_at(struct memimg *m, size_t i, size_t len);
+
+/* Note that a capture needed len bytes at addr (see struct memimg_note). */
+void memimg__note(struct memimg *m, uint64_t addr, size_t len);
 
 /* Copy len bytes at addr out of the image: 0, or -EFAULT if any byte of the
  * range was not captured. */

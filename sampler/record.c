@@ -231,6 +231,7 @@ static const struct user_regs_struct *on_stop(void *arg, struct tthread *th)
     if (!tc->err)
         th->fs_base = tc->regs.fs_base; /* for samples taken without a stop */
     capture_rts(r, tc);
+    capture__remember(&r->cap, th, tc);
     tc->t_resume_ns = tracee__now_ns();
     return tc->err ? NULL : &tc->regs;
 }
@@ -283,6 +284,7 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
         if (r->t.th[i].soft) {
             capture__soft(&r->cap, r->t.pid, &r->t.th[i]);
             capture_rts(r, &r->cap.th[r->cap.n - 1]);
+            capture__remember(&r->cap, &r->t.th[i], &r->cap.th[r->cap.n - 1]);
         }
     /* A thread that has not stopped by the deadline (waiting for a CPU, or
      * in an uninterruptible sleep) is captured whenever it does stop. */

@@ -50,6 +50,12 @@ struct tthread {
     uint64_t base_run_ns, base_slices;
     bool unchanged;   /* this tick: skipped because it has not run */
     uint32_t stack_want; /* C stack bytes to capture next time (0: default) */
+    /* The ranges beyond its C stack that its last capture needed (its
+     * runtime's structures, its Haskell stack chunk): read ahead next time
+     * in the same system call as the stack (see capture__thread). */
+#define TT_READ_AHEAD 16
+    struct { uint64_t addr; uint32_t len; } ahead[TT_READ_AHEAD];
+    uint8_t nahead;
     /* Blocked in a call that a stop would make fail with EINTR (epoll_wait,
      * semop, sigtimedwait): this tick it is sampled without stopping it,
      * from the pc and sp /proc/PID/task/TID/syscall gives. */

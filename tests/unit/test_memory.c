@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "sampler/capture.h"
 #include "sampler/memimg.h"
 #include "sampler/remote.h"
 #include "symbolizer/maps.h"
@@ -88,6 +89,65 @@ TEST(remote_batch_partial)
     CHECK(remote__read(getpid(), (uint64_t)(uintptr_t)(map + pg), c, 8) < 0);
     munmap(map, (size_t)pg);
     munmap(map + 2 * pg, (size_t)pg);
+}
+
+/* A thread's capture reads ahead, with its stack and in one batch, what
+ * its last capture needed (memimg__note, kept by capture__remember): each
+ * range lands in the image, a stack-chunk-sized one from a little lower
+ * (stacks grow down), one already captured is not read twice, and an
+ * unreadable one costs nothing to the others. */
+TEST(capture_read_ahead)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    uint8_t *map = mmap(NULL, (size_t)pg * 4, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(map != MAP_FAILED);
+    munmap(map + pg, (size_t)pg); /* a hole */
+    for (long i = 0; i < 4 * pg; i++)
+        if (i < pg || i >= 2 * pg)
+            map[i] = (uint8_t)(i / 8);
+    uint64_t base = (uint64_t)(uintptr_t)map, w, stackword = 0x5eed;
+    struct capture c;
+    struct tthread th;
+    CHECK_EQ_INT(capture__init(&c, 4096), 0);
+    CHECK_EQ_INT(capture__reserve(&c, 4, 64 * 1024), 0);
+
+    /* First capture: nothing to read ahead; the ranges it then needs. */
+    memset(&th, 0, sizeof th);
+    th.tid = 1;
+    th.soft_sp = (uint64_t)(uintptr_t)&stackword;
+    capture__begin(&c);
+    capture__soft(&c, getpid(), &th);
+    CHECK_EQ_INT(c.n, 1);
+    memimg__note(&c.img, base + 16, 32);              /* a struct */
+    memimg__note(&c.img, base + pg + 8, 8);            /* in the hole */
+    memimg__note(&c.img, base + 2 * pg + 2048, 4096);  /* a stack chunk */
+    capture__remember(&c, &th, &c.th[0]);
+    CHECK_EQ_INT(th.nahead, 3);
+
+    /* Next capture: all of it arrives with the stack. */
+    capture__begin(&c);
+    capture__soft(&c, getpid(), &th);
+    CHECK_EQ_INT(memimg__read_u64(&c.img, (uint64_t)(uintptr_t)&stackword, &w), 0);
+    CHECK_EQ_INT(w, 0x5eed);
+    CHECK_EQ_INT(memimg__read(&c.img, base + 16, &w, 8), 0);
+    CHECK_EQ_INT(w, 0x0202020202020202ull);
+    CHECK(memimg__ptr(&c.img, base + pg + 8, 8) == NULL);
+    CHECK(memimg__ptr(&c.img, base + 2 * pg + 2048, 4096) != NULL);
+    CHECK(memimg__ptr(&c.img, base + 2 * pg + 1024, 1024 + 4096) != NULL); /* read lower */
+    CHECK_EQ_INT(memimg__read_u64(&c.img, base + 3 * pg, &w), 0);
+    CHECK_EQ_INT(w, 0x0101010101010101ull * (uint8_t)(3 * pg / 8));
+    size_t regions = c.img.n;
+
+    /* A second thread with the same struct to read: captured already. */
+    struct tthread th2 = th;
+    th2.tid = 2;
+    th2.nahead = 1;
+    capture__soft(&c, getpid(), &th2);
+    CHECK_EQ_INT(c.img.n, regions + 1); /* its stack only */
+    capture__free(&c);
+    munmap(map, (size_t)pg);
+    munmap(map + 2 * pg, (size_t)pg * 2);
 }
 
 TEST(maps_parse)
