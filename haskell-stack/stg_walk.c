@@ -17,7 +17,29 @@
 
 struct chunk {
     uint64_t start, end; /* the words of the chunk */
+    /* Its captured words from mem_lo to end, when one region of the image
+     * holds them all (as a capture takes them): read directly rather than
+     * looked up in the image word by word. NULL: look up. */
+    const uint8_t *mem;
+    uint64_t mem_lo;
 };
+
+/* Find the captured bytes of c from sp to its end (see struct chunk). */
+static void chunk_map(const struct stg_walk *w, struct chunk *c, uint64_t sp)
+{
+    c->mem_lo = sp;
+    c->mem = sp < c->end ? memimg__ptr(w->img, sp, c->end - sp) : NULL;
+}
+
+/* A word of the chunk c (or anywhere in the image). */
+static int word(const struct stg_walk *w, const struct chunk *c, uint64_t addr, uint64_t *out)
+{
+    if (c->mem && addr >= c->mem_lo && addr < c->end && c->end - addr >= 8) {
+        memcpy(out, c->mem + (addr - c->mem_lo), 8);
+        return 0;
+    }
+    return memimg__read_u64(w->img, addr, out);
+}
 
 static bool chunk_of(const struct stg_walk *w, uint64_t stack, struct chunk *c, uint64_t *sp)
 {
@@ -28,6 +50,7 @@ static bool chunk_of(const struct stg_walk *w, uint64_t stack, struct chunk *c, 
         return false;
     c->start = stack + (uint64_t)L->stack.stack.off;
     c->end = c->start + size * 8;
+    c->mem = NULL;
     if (sp && !rts__field(w->img, stack, L->stack.sp, sp))
         return false;
     return true;
@@ -145,11 +168,11 @@ static bool plausible_info(const struct stg_walk *w, uint64_t info)
 /* The info pointer of the thunk an update frame is forcing, or 0. A thunk
  * under evaluation may already be a BLACKHOLE; its header then names no
  * code and the frame is shown as an anonymous thunk. */
-static uint64_t updatee_info(const struct stg_walk *w, uint64_t frame)
+static uint64_t updatee_info(const struct stg_walk *w, const struct chunk *c, uint64_t frame)
 {
     const struct rts_layout *L = w->rts->L;
     uint64_t updatee, info = 0;
-    if (memimg__read_u64(w->img, frame + (uint64_t)L->update_frame.updatee.off, &updatee) < 0 ||
+    if (word(w, c, frame + (uint64_t)L->update_frame.updatee.off, &updatee) < 0 ||
         !updatee || updatee & 7)
         return 0;
     if (memimg__read_u64(w->img, updatee, &info) < 0 &&
@@ -190,7 +213,7 @@ static bool frames_from(const struct stg_walk *w, uint64_t sp, const struct chun
     for (int k = 0; k < 2; k++) {
         uint64_t info, size;
         uint32_t t;
-        if (sp >= c->end || memimg__read_u64(w->img, sp, &info) < 0 || !plausible_info(w, info))
+        if (sp >= c->end || word(w, c, sp, &info) < 0 || !plausible_info(w, info))
             return false;
         size = stg_walk__frame_size(w, info, sp, &t);
         if (!size || size > (c->end - sp) / 8)
@@ -235,6 +258,7 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
         fail(res, out, max, WE_NO_SP);
         return;
     }
+    chunk_map(w, &c, sp);
     if (start == STG_SCAN_TOP) {
         int k = 0;
         while (k < SCAN_WORDS && !frames_from(w, sp + 8 * (uint64_t)k, &c))
@@ -259,7 +283,7 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
             fail(res, out, max, WE_BAD_FRAME); /* ran off the chunk: no stop frame */
             return;
         }
-        if (memimg__read_u64(w->img, sp, &info) < 0) {
+        if (word(w, &c, sp, &info) < 0) {
             fail(res, out, max, WE_STACK_READ);
             return;
         }
@@ -280,19 +304,19 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
                 out[res->n++] = (struct raw_frame){0, FK_TRUNCATED, 0};
                 return;
             }
-            if (memimg__read_u64(w->img, sp + (uint64_t)L->underflow_frame.next_chunk.off,
-                                 &next) < 0 ||
+            if (word(w, &c, sp + (uint64_t)L->underflow_frame.next_chunk.off, &next) < 0 ||
                 !chunk_of(w, next, &c, &nsp) || nsp < c.start || nsp >= c.end || nsp & 7) {
                 fail(res, out, max, WE_CHUNKS);
                 return;
             }
             sp = nsp;
+            chunk_map(w, &c, sp);
             continue;
         }
         enum frame_kind k = kind_of(L, t);
         struct raw_frame f = {info, k, 0};
         if (k == FK_HS_UPDATE)
-            f.addr = updatee_info(w, sp);
+            f.addr = updatee_info(w, &c, sp);
         /* RET_FUN is the RTS's frame for a function applied to arguments on
          * the stack: it says nothing the frames around it do not. A frame
          * equal to the one before it is a level of recursion: shown once, or
