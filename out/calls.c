@@ -201,16 +201,12 @@ static int calls__stack(struct calls *c, const char *const *names, int n, uint64
 
 /* Samples that display the same stack: same stack id, tag and (with
  * --threads) thread. Grouped first so each distinct stack is named and
- * counted once, however long the recording. */
-struct group_key {
-    uint32_t stack, thread;
-    uint8_t tag;
-    uint32_t sample;
-};
-
+ * counted once, however long the recording; in a fixed order (stack,
+ * thread, tag), so the output does not depend on the grouping's. */
 static int cmp_group(const void *a, const void *b)
 {
-    const struct group_key *x = a, *y = b;
+    const struct prof_sample *x = &((const struct out_group *)a)->s;
+    const struct prof_sample *y = &((const struct out_group *)b)->s;
     if (x->stack != y->stack)
         return x->stack < y->stack ? -1 : 1;
     if (x->thread != y->thread)
@@ -221,30 +217,22 @@ static int cmp_group(const void *a, const void *b)
 static int calls__build(struct calls *c, const struct profile *p, const struct out_opts *o,
                         uint64_t *shown)
 {
-    struct group_key *g = malloc((p->nsamples ? p->nsamples : 1) * sizeof *g);
-    size_t ng = 0;
+    struct out_group *g;
+    size_t ng;
     const char *names[MAX_FRAMES + 4];
     char scratch[128];
     int r = 0;
+    int64_t visible = out__groups(p, o, o->threads ? OUT_BY_THREAD : 0, &g, &ng);
 
-    if (!g)
+    if (visible < 0)
         return -1;
-    for (size_t i = 0; i < p->nsamples; i++) {
-        const struct prof_sample *s = &p->samples[i];
-        if (out__visible(p, s, o))
-            g[ng++] = (struct group_key){s->stack, o->threads ? s->thread : 0, s->tag,
-                                         (uint32_t)i};
-    }
-    *shown = ng;
+    *shown = (uint64_t)visible;
     qsort(g, ng, sizeof *g, cmp_group);
     uint64_t stamp = 0;
-    for (size_t i = 0, j; i < ng && r == 0; i = j) {
-        for (j = i + 1; j < ng && cmp_group(&g[i], &g[j]) == 0; j++)
-            ;
+    for (size_t i = 0; i < ng && r == 0; i++) {
         int first;
-        int n = out__path(p, &p->samples[g[i].sample], o, names, MAX_FRAMES + 4, scratch,
-                          &first);
-        r = calls__stack(c, names, n, j - i, ++stamp);
+        int n = out__path(p, &g[i].s, o, names, MAX_FRAMES + 4, scratch, &first);
+        r = calls__stack(c, names, n, g[i].count, ++stamp);
     }
     free(g);
     return r;

@@ -47,8 +47,12 @@ static int write_dump(const struct profile *p, const struct out_opts *o, FILE *f
     fprintf(f, "hsspy dump of pid %d: %s\n", (int)p->pid, p->cmdline);
     if (p->ghc_version[0])
         fprintf(f, "runtime: GHC %s\n", p->ghc_version);
-    for (size_t i = 0; i < p->nsamples; i++) {
-        const struct prof_sample *s = &p->samples[i];
+    struct prof_iter it;
+    struct prof_sample smp;
+    if (profile__iter(p, &it) < 0)
+        return -1;
+    while (profile__next(&it, &smp)) {
+        const struct prof_sample *s = &smp;
         const struct prof_thread *t = &p->threads[s->thread];
         uint32_t n;
         const uint32_t *ids = profile__stack_ids(p, s->stack, &n);
@@ -68,6 +72,7 @@ static int write_dump(const struct profile *p, const struct out_opts *o, FILE *f
         if (n == 0)
             fprintf(f, "  (no stack)\n");
     }
+    profile__iter_free(&it);
     if (p->ngreen)
         fprintf(f, "\nhaskell threads: %zu\n", p->ngreen);
     for (size_t i = 0; i < p->ngreen; i++) {

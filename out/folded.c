@@ -24,14 +24,19 @@ static int write_folded(const struct profile *p, const struct out_opts *o, FILE 
     static char line[MAX_FRAMES * 64];
     int r = 0;
 
-    if (counter__init(&c) < 0)
+    struct out_group *g = NULL;
+    size_t ng = 0;
+
+    /* Each distinct stack is named once; stacks that display alike (two
+     * raw stacks can) add up in the counter. */
+    if (counter__init(&c) < 0 || out__groups(p, o, o->threads ? OUT_BY_THREAD : 0, &g, &ng) < 0) {
+        counter__free(&c);
         return -1;
-    for (size_t i = 0; i < p->nsamples; i++) {
-        const struct prof_sample *s = &p->samples[i];
+    }
+    for (size_t i = 0; i < ng; i++) {
+        const struct prof_sample *s = &g[i].s;
         int first, n;
         size_t pos = 0;
-        if (!out__visible(p, s, o))
-            continue;
         n = out__path(p, s, o, names, MAX_FRAMES + 4, scratch, &first);
         if (n == 0)
             continue;
@@ -41,7 +46,7 @@ static int write_folded(const struct profile *p, const struct out_opts *o, FILE 
                 line[pos++] = ';';
             pos = append(line, pos, sizeof line, names[k]);
         }
-        if (!counter__add(&c, line, 1, 0)) {
+        if (!counter__add(&c, line, g[i].count, 0)) {
             r = -1;
             goto out;
         }
@@ -55,6 +60,7 @@ static int write_folded(const struct profile *p, const struct out_opts *o, FILE 
         fprintf(f, "%s %llu\n", v[i].key, (unsigned long long)v[i].count);
     free(v);
 out:
+    free(g);
     counter__free(&c);
     return r;
 }

@@ -69,8 +69,12 @@ static int write_json(const struct profile *p, const struct out_opts *o, FILE *f
     else
         fputs("null", f);
     fputs(",\n  \"threads\": [", f);
-    for (size_t i = 0; i < p->nsamples; i++) {
-        const struct prof_sample *s = &p->samples[i];
+    struct prof_iter it;
+    struct prof_sample smp;
+    if (profile__iter(p, &it) < 0)
+        return -1;
+    for (size_t i = 0; profile__next(&it, &smp); i++) {
+        const struct prof_sample *s = &smp;
         const struct prof_thread *t = &p->threads[s->thread];
         fprintf(f, "%s\n    {\"tid\": %d, \"name\": ", i ? "," : "", (int)t->tid);
         str(f, t->comm);
@@ -82,6 +86,7 @@ static int write_json(const struct profile *p, const struct out_opts *o, FILE *f
         frames(p, s->stack, f);
         fputc('}', f);
     }
+    profile__iter_free(&it);
     fputs(p->nsamples ? "\n  ],\n  \"haskell_threads\": [" : "],\n  \"haskell_threads\": [", f);
     for (size_t i = 0; i < p->ngreen; i++) {
         const struct prof_green *g = &p->green[i];

@@ -164,17 +164,12 @@ static uint64_t str__id(struct strings *s, const char *str)
     return e->aux;
 }
 
-/* One pprof sample: visible samples with the same stack and labels. */
-struct group {
-    uint32_t thread, stack;
-    uint8_t tag;
-    char state;
-    uint64_t count;
-};
-
+/* One pprof sample: visible samples with the same stack and labels, in a
+ * fixed order (thread, tag, state, stack). */
 static int cmp_group(const void *a, const void *b)
 {
-    const struct group *x = a, *y = b;
+    const struct prof_sample *x = &((const struct out_group *)a)->s;
+    const struct prof_sample *y = &((const struct out_group *)b)->s;
     if (x->thread != y->thread)
         return x->thread < y->thread ? -1 : 1;
     if (x->tag != y->tag)
@@ -210,25 +205,23 @@ static uint64_t period_ns(const struct profile *p)
 static int samples(const struct profile *p, const struct out_opts *o, struct strings *s,
                    struct pb *b, bool *used)
 {
-    struct group *g = malloc((p->nsamples + 1) * sizeof *g);
+    struct out_group *g;
     uint32_t ids[MAX_FRAMES];
     uint64_t locs[MAX_FRAMES];
-    size_t ng = 0;
+    size_t ng;
     struct pb m = {0}, l = {0};
     uint64_t period = period_ns(p);
 
-    if (!g)
+    if (out__groups(p, o, OUT_BY_THREAD | OUT_BY_STATE, &g, &ng) < 0)
         return -1;
-    for (size_t i = 0; i < p->nsamples; i++) {
-        const struct prof_sample *x = &p->samples[i];
-        if (out__visible(p, x, o))
-            g[ng++] = (struct group){x->thread, x->stack, x->tag, x->state, 1};
-    }
     qsort(g, ng, sizeof *g, cmp_group);
-    for (size_t i = 0; i < ng;) {
-        struct group cur = g[i];
-        for (i++; i < ng && cmp_group(&g[i], &cur) == 0; i++)
-            cur.count++;
+    for (size_t i = 0; i < ng; i++) {
+        struct {
+            uint32_t thread, stack;
+            uint8_t tag;
+            char state;
+            uint64_t count;
+        } cur = {g[i].s.thread, g[i].s.stack, g[i].s.tag, g[i].s.state, g[i].count};
         const struct prof_thread *t = &p->threads[cur.thread];
         struct prof_sample x = {.thread = cur.thread, .stack = cur.stack, .tag = cur.tag};
         int n = out__frames(p, &x, ids, MAX_FRAMES);

@@ -72,7 +72,8 @@ void profile__free(struct profile *p)
     free(p->objects);
     free(p->frame_object);
     free(p->threads);
-    free(p->samples);
+    free(p->sbuf);
+    free(p->s_last);
     free(p->frames);
     free(p->frame_hash);
     free(p->ids);
@@ -195,17 +196,143 @@ int64_t profile__stack(struct profile *p, const struct raw_frame *f, int n)
     return id;
 }
 
+/* ------------------------------------------------------------------------
+ * The sample stream. Each sample is:
+ *   a header byte: bit 0, same stack as its thread's previous sample; bit 1,
+ *     same tag, state, flags, role and capability; bits 2-7, the thread
+ *     index, or 63 and the index minus 63 as a varint after it;
+ *   its time minus the previous sample's, zigzag varint (samples of one
+ *     tick come a few microseconds apart, or at the very same time);
+ *   the stack id, varint, unless bit 0;
+ *   tag, state, flags, role (a byte each) and the capability (zigzag
+ *     varint), unless bit 1.
+ * A thread's "previous sample" starts as all zeroes.
+ * ---------------------------------------------------------------------- */
+
+#define SAME_STACK 1
+#define SAME_ATTRS 2
+#define THREAD_ESC 63
+
+static size_t put_varint(uint8_t *b, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        b[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    b[n++] = (uint8_t)v;
+    return n;
+}
+
+static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+static bool same_attrs(const struct prof_sample *a, const struct prof_sample *b)
+{
+    return a->tag == b->tag && a->state == b->state && a->flags == b->flags &&
+           a->role == b->role && a->cap == b->cap;
+}
+
 int profile__add(struct profile *p, const struct prof_sample *s)
 {
-    if (grow((void **)&p->samples, &p->cap_samples, p->nsamples + 1, sizeof *p->samples) < 0)
+    uint8_t b[48];
+    size_t n = 1;
+    if (s->thread >= p->nthreads)
+        return -EINVAL;
+    if (p->cap_last < p->nthreads) {
+        /* A thread's previous sample starts as zeroes. */
+        size_t old = p->cap_last;
+        if (grow((void **)&p->s_last, &p->cap_last, p->nthreads, sizeof *p->s_last) < 0)
+            return -ENOMEM;
+        memset(p->s_last + old, 0, (p->cap_last - old) * sizeof *p->s_last);
+    }
+    struct prof_sample *last = &p->s_last[s->thread];
+    uint8_t hdr = (uint8_t)((s->thread < THREAD_ESC ? s->thread : THREAD_ESC) << 2);
+    if (s->stack == last->stack)
+        hdr |= SAME_STACK;
+    if (same_attrs(s, last))
+        hdr |= SAME_ATTRS;
+    b[0] = hdr;
+    if (s->thread >= THREAD_ESC)
+        n += put_varint(b + n, s->thread - THREAD_ESC);
+    n += put_varint(b + n, zigzag((int64_t)(s->t_ns - p->s_last_t)));
+    if (!(hdr & SAME_STACK))
+        n += put_varint(b + n, s->stack);
+    if (!(hdr & SAME_ATTRS)) {
+        b[n++] = s->tag;
+        b[n++] = (uint8_t)s->state;
+        b[n++] = s->flags;
+        b[n++] = s->role;
+        n += put_varint(b + n, zigzag(s->cap));
+    }
+    if (grow((void **)&p->sbuf, &p->scap, p->slen + n, 1) < 0)
         return -ENOMEM;
-    p->samples[p->nsamples++] = *s;
+    memcpy(p->sbuf + p->slen, b, n);
+    p->slen += n;
+    p->s_last_t = s->t_ns;
+    *last = *s;
+    p->nsamples++;
     struct prof_thread *t = &p->threads[s->thread];
     t->samples++;
     t->oncpu += s->state == 'R';
     if (s->tag < TAG__COUNT)
         t->tags[s->tag]++;
     return 0;
+}
+
+int profile__iter(const struct profile *p, struct prof_iter *it)
+{
+    memset(it, 0, sizeof *it);
+    it->p = p;
+    it->last = calloc(p->nthreads ? p->nthreads : 1, sizeof *it->last);
+    return it->last ? 0 : -ENOMEM;
+}
+
+void profile__iter_free(struct prof_iter *it)
+{
+    free(it->last);
+    it->last = NULL;
+}
+
+/* A varint of the stream at *pos (the stream is ours: well-formed). */
+static uint64_t get_varint(const uint8_t *b, size_t *pos)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        uint8_t c = b[(*pos)++];
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80) || shift >= 63)
+            return v;
+    }
+}
+
+bool profile__next(struct prof_iter *it, struct prof_sample *s)
+{
+    const struct profile *p = it->p;
+    const uint8_t *b = p->sbuf;
+    if (it->i >= p->nsamples)
+        return false;
+    uint8_t hdr = b[it->pos++];
+    uint32_t thread = hdr >> 2;
+    if (thread == THREAD_ESC)
+        thread += (uint32_t)get_varint(b, &it->pos);
+    struct prof_sample *last = &it->last[thread];
+    *s = *last;
+    s->thread = thread;
+    it->t_ns += (uint64_t)unzigzag(get_varint(b, &it->pos));
+    s->t_ns = it->t_ns;
+    if (!(hdr & SAME_STACK))
+        s->stack = (uint32_t)get_varint(b, &it->pos);
+    if (!(hdr & SAME_ATTRS)) {
+        s->tag = b[it->pos++];
+        s->state = (char)b[it->pos++];
+        s->flags = b[it->pos++];
+        s->role = b[it->pos++];
+        s->cap = (int16_t)unzigzag(get_varint(b, &it->pos));
+    }
+    *last = *s;
+    it->i++;
+    return true;
 }
 
 /* The object index + 1 of a frame's module, adding the module on first
@@ -352,24 +479,32 @@ uint64_t hist__quantile(const struct hist *h, double q)
 
 void profile__name_roles(struct profile *p)
 {
+    /* One pass over the samples, counting per thread. */
+    struct counts {
+        uint64_t roles[ROLE__COUNT], caps[256];
+    } *c = calloc(p->nthreads ? p->nthreads : 1, sizeof *c);
+    struct prof_iter it;
+    struct prof_sample s;
+    if (!c || profile__iter(p, &it) < 0) {
+        free(c);
+        return; /* out of memory: the roles stay unnamed */
+    }
+    while (profile__next(&it, &s)) {
+        if (s.role < ROLE__COUNT)
+            c[s.thread].roles[s.role]++;
+        if (s.cap >= 0 && s.cap < 256)
+            c[s.thread].caps[s.cap]++;
+    }
+    profile__iter_free(&it);
     for (size_t t = 0; t < p->nthreads; t++) {
-        uint64_t roles[ROLE__COUNT] = {0}, caps[256] = {0};
-        for (size_t i = 0; i < p->nsamples; i++) {
-            const struct prof_sample *s = &p->samples[i];
-            if (s->thread != t)
-                continue;
-            if (s->role < ROLE__COUNT)
-                roles[s->role]++;
-            if (s->cap >= 0 && s->cap < 256)
-                caps[s->cap]++;
-        }
+        const uint64_t *roles = c[t].roles, *caps = c[t].caps;
         int best = ROLE_NONE, cap = 0;
         for (int k = 1; k < ROLE__COUNT; k++)
             if (roles[k] > roles[best])
                 best = k;
-        for (int c = 1; c < 256; c++)
-            if (caps[c] > caps[cap])
-                cap = c;
+        for (int k = 1; k < 256; k++)
+            if (caps[k] > caps[cap])
+                cap = k;
         struct prof_thread *th = &p->threads[t];
         char what[32];
         if (best == ROLE_CAP)
@@ -382,4 +517,5 @@ void profile__name_roles(struct profile *p)
         else
             snprintf(th->role, sizeof th->role, "%s", what);
     }
+    free(c);
 }

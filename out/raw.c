@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "out/writer.h"
 
@@ -49,7 +50,6 @@ static void put(struct buf *b, const void *v, size_t len)
 }
 
 static void put_u8(struct buf *b, uint8_t v) { put(b, &v, 1); }
-static void put_u16(struct buf *b, uint16_t v) { put(b, &v, 2); }
 static void put_u32(struct buf *b, uint32_t v) { put(b, &v, 4); }
 static void put_u64(struct buf *b, uint64_t v) { put(b, &v, 8); }
 static void put_f64(struct buf *b, double v) { put(b, &v, 8); }
@@ -70,25 +70,62 @@ static void put_hist(struct buf *b, const struct hist *h)
         put_u32(b, h->b[i]);
 }
 
-static void section(FILE *f, struct buf *all, uint32_t type, struct buf *payload)
+/* Write a section built in memory, and forget its payload. */
+static void section(FILE *f, bool *bad, uint32_t type, struct buf *payload)
 {
-    (void)f;
-    put_u32(all, type);
-    put_u64(all, payload->n);
-    put(all, payload->p, payload->n);
-    all->oom |= payload->oom;
+    uint64_t size = payload->n;
+    *bad |= payload->oom || fwrite(&type, 4, 1, f) != 1 || fwrite(&size, 8, 1, f) != 1 ||
+            (size && fwrite(payload->p, 1, payload->n, f) != payload->n);
     free(payload->p);
     memset(payload, 0, sizeof *payload);
 }
 
+#define SAMPLE_BYTES (8 + 4 + 4 + 1 + 1 + 1 + 1 + 2)
+
+/* The samples section, written as it is encoded: the samples are many (a
+ * long recording has millions), and never all in memory at once here. */
+static bool write_samples(const struct profile *p, FILE *f)
+{
+    struct prof_iter it;
+    struct prof_sample x;
+    uint8_t rec[256 * SAMPLE_BYTES];
+    size_t n = 0;
+    uint32_t type = SEC_SAMPLES, count = (uint32_t)p->nsamples;
+    uint64_t size = 4 + (uint64_t)p->nsamples * SAMPLE_BYTES;
+    bool ok = fwrite(&type, 4, 1, f) == 1 && fwrite(&size, 8, 1, f) == 1 &&
+              fwrite(&count, 4, 1, f) == 1 && profile__iter(p, &it) == 0;
+    if (!ok)
+        return false;
+    while (ok && profile__next(&it, &x)) {
+        uint8_t *r = rec + n * SAMPLE_BYTES;
+        uint16_t cap = (uint16_t)x.cap;
+        memcpy(r, &x.t_ns, 8);
+        memcpy(r + 8, &x.thread, 4);
+        memcpy(r + 12, &x.stack, 4);
+        r[16] = x.tag;
+        r[17] = (uint8_t)x.state;
+        r[18] = x.flags;
+        r[19] = x.role;
+        memcpy(r + 20, &cap, 2);
+        if (++n == 256) {
+            ok = fwrite(rec, SAMPLE_BYTES, n, f) == n;
+            n = 0;
+        }
+    }
+    ok = ok && (n == 0 || fwrite(rec, SAMPLE_BYTES, n, f) == n);
+    profile__iter_free(&it);
+    return ok;
+}
+
 static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
 {
-    struct buf all = {0}, s = {0};
+    struct buf s = {0};
+    bool bad = false;
+    uint32_t version = RAW_VERSION, nsec = 6;
     (void)o;
 
-    put(&all, "HSSPYRAW", 8);
-    put_u32(&all, RAW_VERSION);
-    put_u32(&all, 6);
+    bad |= fwrite("HSSPYRAW", 8, 1, f) != 1 || fwrite(&version, 4, 1, f) != 1 ||
+           fwrite(&nsec, 4, 1, f) != 1;
 
     put_u32(&s, (uint32_t)p->pid);
     put_str(&s, p->cmdline);
@@ -114,7 +151,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->soft);
     put_u64(&s, p->late);
     put_u64(&s, p->restarted);
-    section(f, &all, SEC_META, &s);
+    section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
     for (size_t i = 0; i < p->nmodules; i++) {
@@ -128,7 +165,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
         put_u64(&s, m->blob_len);
         put(&s, m->blob, m->blob_len);
     }
-    section(f, &all, SEC_MODULES, &s);
+    section(f, &bad, SEC_MODULES, &s);
 
     put_u32(&s, (uint32_t)p->nthreads);
     for (size_t i = 0; i < p->nthreads; i++) {
@@ -136,7 +173,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
         put_str(&s, p->threads[i].comm);
         put_str(&s, p->threads[i].role);
     }
-    section(f, &all, SEC_THREADS, &s);
+    section(f, &bad, SEC_THREADS, &s);
 
     put_u32(&s, (uint32_t)p->nframes);
     for (size_t i = 0; i < p->nframes; i++) {
@@ -144,7 +181,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
         put_u32(&s, p->frames[i].kind);
         put_u32(&s, p->frames[i].aux);
     }
-    section(f, &all, SEC_FRAMES, &s);
+    section(f, &bad, SEC_FRAMES, &s);
 
     put_u32(&s, (uint32_t)p->nstacks);
     for (size_t i = 0; i < p->nstacks; i++) {
@@ -153,29 +190,10 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
         put_u32(&s, n);
         put(&s, ids, (size_t)n * 4);
     }
-    section(f, &all, SEC_STACKS, &s);
+    section(f, &bad, SEC_STACKS, &s);
 
-    put_u32(&s, (uint32_t)p->nsamples);
-    for (size_t i = 0; i < p->nsamples; i++) {
-        const struct prof_sample *x = &p->samples[i];
-        put_u64(&s, x->t_ns);
-        put_u32(&s, x->thread);
-        put_u32(&s, x->stack);
-        put_u8(&s, x->tag);
-        put_u8(&s, (uint8_t)x->state);
-        put_u8(&s, x->flags);
-        put_u8(&s, x->role);
-        put_u16(&s, (uint16_t)x->cap);
-    }
-    section(f, &all, SEC_SAMPLES, &s);
-
-    int r = 0;
-    if (all.oom)
-        r = -1;
-    else if (fwrite(all.p, 1, all.n, f) != all.n)
-        r = -1;
-    free(all.p);
-    return r;
+    bad |= !write_samples(p, f);
+    return bad ? -1 : 0;
 }
 
 const struct writer writer_raw = {
@@ -474,10 +492,10 @@ static void read_stacks(struct cur *c, struct profile *p, struct raw_frame *tmp)
     }
 }
 
-static void read_samples(struct cur *c, struct profile *p)
+/* count sample records from c, the first of them number `first`. */
+static void read_sample_records(struct cur *c, struct profile *p, uint32_t first, uint32_t count)
 {
-    uint32_t n = get_count(c, 8 + 4 + 4 + 4 + 2, "samples");
-    for (uint32_t i = 0; i < n && !c->bad; i++) {
+    for (uint32_t i = first; i < first + count && !c->bad; i++) {
         struct prof_sample s = {0};
         s.t_ns = get_u64(c, "a sample");
         s.thread = get_u32(c, "a sample");
@@ -500,67 +518,150 @@ static void read_samples(struct cur *c, struct profile *p)
     }
 }
 
-int raw__parse(const uint8_t *buf, size_t len, struct profile *p, char *err, size_t errlen)
+/* Where a raw file's bytes come from: memory, or a file read a piece at a
+ * time (a recording of millions of samples is never all in memory). */
+struct src {
+    const uint8_t *mem; /* memory: the bytes not taken yet */
+    FILE *f;            /* or a file, `left` bytes of it still to read */
+    uint8_t *buf;       /* the file's piece last taken */
+    size_t cap;
+    size_t left;
+};
+
+/* The next len bytes (valid until the next call), or NULL if fewer are
+ * left, the file cannot be read, or memory runs out. */
+static const uint8_t *take(struct src *s, size_t len)
 {
-    struct cur c = {buf, len, err, errlen, false};
-    char magic[8];
+    if (len > s->left)
+        return NULL;
+    s->left -= len;
+    if (!s->f) {
+        const uint8_t *p = s->mem;
+        s->mem += len;
+        return p;
+    }
+    if (len > s->cap) {
+        uint8_t *nb = realloc(s->buf, len);
+        if (!nb)
+            return NULL;
+        s->buf = nb;
+        s->cap = len;
+    }
+    return len == 0 || fread(s->buf, 1, len, s->f) == len ? s->buf : NULL;
+}
+
+/* Sample records at a time read from a file: a multiple of the record. */
+#define SAMPLES_PER_PIECE 4096
+
+static void parse(struct src *src, struct profile *p, char *err, size_t errlen, struct cur *c)
+{
     struct raw_frame *tmp = malloc((MAX_FRAMES + 8) * sizeof *tmp);
     bool seen[7] = {false};
+    const uint8_t *h = take(src, 16);
 
-    if (!tmp || profile__init(p) < 0) {
-        free(tmp);
-        snprintf(err, errlen, "out of memory");
-        return -1;
+    if (!tmp) {
+        failf(c, "out of memory");
+        return;
     }
-    if (len < 8 || memcmp(buf, "HSSPYRAW", 8) != 0) {
-        failf(&c, "not an hsspy raw file");
+    if (!h || memcmp(h, "HSSPYRAW", 8) != 0) {
+        failf(c, "not an hsspy raw file");
         goto out;
     }
-    get(&c, magic, 8, "the header");
-    uint32_t version = get_u32(&c, "the header");
-    uint32_t nsec = get_u32(&c, "the header");
-    if (!c.bad && version != RAW_VERSION)
-        failf(&c, "raw format version %u; this hsspy reads version %d", version, RAW_VERSION);
-    for (uint32_t i = 0; i < nsec && !c.bad; i++) {
-        uint32_t type = get_u32(&c, "a section header");
-        uint64_t size = get_u64(&c, "a section header");
-        if (c.bad)
-            break;
-        if (size > c.left) {
-            failf(&c, "truncated: section %u needs %llu bytes, %zu are left", type,
-                  (unsigned long long)size, c.left);
+    uint32_t version, nsec;
+    memcpy(&version, h + 8, 4);
+    memcpy(&nsec, h + 12, 4);
+    if (version != RAW_VERSION) {
+        failf(c, "raw format version %u; this hsspy reads version %d", version, RAW_VERSION);
+        goto out;
+    }
+    for (uint32_t i = 0; i < nsec && !c->bad; i++) {
+        const uint8_t *sh = take(src, 12);
+        uint32_t type;
+        uint64_t size;
+        if (!sh) {
+            failf(c, "truncated: a section header runs past the end of its section");
             break;
         }
-        struct cur s = {c.p, (size_t)size, err, errlen, false};
+        memcpy(&type, sh, 4);
+        memcpy(&size, sh + 4, 8);
+        if (size > src->left) {
+            failf(c, "truncated: section %u needs %llu bytes, %zu are left", type,
+                  (unsigned long long)size, src->left);
+            break;
+        }
         /* Sections refer to earlier ones (samples to stacks to frames):
          * each may appear once, in order. */
         if (type >= 1 && type <= 6) {
             if (seen[type] || (type > 1 && !seen[type - 1])) {
-                failf(&c, "corrupt: section %u out of order", type);
+                failf(c, "corrupt: section %u out of order", type);
                 break;
             }
             seen[type] = true;
         }
-        switch (type) {
-        case SEC_META: read_meta(&s, p); break;
-        case SEC_MODULES: read_modules(&s, p); break;
-        case SEC_THREADS: read_threads(&s, p); break;
-        case SEC_FRAMES: read_frames(&s, p); break;
-        case SEC_STACKS: read_stacks(&s, p, tmp); break;
-        case SEC_SAMPLES: read_samples(&s, p); break;
-        default: break; /* a later version's section */
+        if (type == SEC_SAMPLES) {
+            /* A piece at a time: count, then records. */
+            const uint8_t *q = size >= 4 ? take(src, 4) : NULL;
+            uint32_t n = 0;
+            if (!q) {
+                failf(c, "truncated: samples runs past the end of its section");
+                break;
+            }
+            memcpy(&n, q, 4);
+            uint64_t rest = size - 4;
+            if (n > rest / SAMPLE_BYTES) {
+                failf(c, "corrupt: %u samples cannot fit in %llu bytes", n,
+                      (unsigned long long)rest);
+                break;
+            }
+            for (uint32_t done = 0; done < n && !c->bad;) {
+                uint32_t k = n - done < SAMPLES_PER_PIECE ? n - done : SAMPLES_PER_PIECE;
+                const uint8_t *piece = take(src, (size_t)k * SAMPLE_BYTES);
+                if (!piece) {
+                    failf(c, "truncated: a sample runs past the end of its section");
+                    break;
+                }
+                struct cur pc = {piece, (size_t)k * SAMPLE_BYTES, err, errlen, false};
+                read_sample_records(&pc, p, done, k);
+                c->bad |= pc.bad;
+                done += k;
+            }
+            rest -= (uint64_t)n * SAMPLE_BYTES;
+            if (!c->bad && rest && !take(src, (size_t)rest)) /* trailing bytes */
+                failf(c, "truncated: section %u", type);
+            continue;
         }
-        if (s.bad) {
-            c.bad = true;
+        const uint8_t *payload = take(src, (size_t)size);
+        if (!payload) {
+            failf(c, src->f ? "cannot read section %u" : "truncated: section %u", type);
             break;
         }
-        c.p += size;
-        c.left -= (size_t)size;
+        struct cur sc = {payload, (size_t)size, err, errlen, false};
+        switch (type) {
+        case SEC_META: read_meta(&sc, p); break;
+        case SEC_MODULES: read_modules(&sc, p); break;
+        case SEC_THREADS: read_threads(&sc, p); break;
+        case SEC_FRAMES: read_frames(&sc, p); break;
+        case SEC_STACKS: read_stacks(&sc, p, tmp); break;
+        default: break; /* a later version's section */
+        }
+        c->bad |= sc.bad;
     }
-    if (!c.bad && !seen[SEC_SAMPLES])
-        failf(&c, "truncated: the file ends before its samples");
+    if (!c->bad && !seen[SEC_SAMPLES])
+        failf(c, "truncated: the file ends before its samples");
 out:
     free(tmp);
+}
+
+int raw__parse(const uint8_t *buf, size_t len, struct profile *p, char *err, size_t errlen)
+{
+    struct src src = {.mem = buf, .left = len};
+    struct cur c = {NULL, 0, err, errlen, false};
+
+    if (profile__init(p) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    parse(&src, p, err, errlen, &c);
     if (c.bad) {
         profile__free(p);
         return -1;
@@ -571,40 +672,32 @@ out:
 int raw__read(const char *path, struct profile *p, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0;
-    int r;
+    struct stat st;
+    struct cur c = {NULL, 0, err, errlen, false};
 
     if (!f) {
         snprintf(err, errlen, "%s", strerror(errno));
         return -1;
     }
-    for (;;) {
-        if (len == cap) {
-            size_t nc = cap ? cap * 2 : 1 << 16;
-            uint8_t *nb = realloc(buf, nc);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                snprintf(err, errlen, "out of memory");
-                return -1;
-            }
-            buf = nb;
-            cap = nc;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    r = ferror(f) ? -1 : 0;
-    fclose(f);
-    if (r < 0) {
-        free(buf);
-        snprintf(err, errlen, "read error");
+    if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "not a regular file");
+        fclose(f);
         return -1;
     }
-    r = raw__parse(buf, len, p, err, errlen);
-    free(buf);
-    return r;
+    struct src src = {.f = f, .left = (size_t)st.st_size};
+    if (profile__init(p) < 0) {
+        snprintf(err, errlen, "out of memory");
+        fclose(f);
+        return -1;
+    }
+    parse(&src, p, err, errlen, &c);
+    if (!c.bad && ferror(f))
+        failf(&c, "read error");
+    free(src.buf);
+    fclose(f);
+    if (c.bad) {
+        profile__free(p);
+        return -1;
+    }
+    return 0;
 }

@@ -101,7 +101,10 @@ static void top(FILE *f, const char *title, const struct counter *c, uint64_t to
     free(v);
 }
 
-static int thread_section(const struct profile *p, const struct out_opts *o, size_t ti, FILE *f)
+/* One OS thread: its figures, then its top functions over its visible
+ * samples, counted from the groups of samples that display alike. */
+static int thread_section(const struct profile *p, const struct out_opts *o, size_t ti,
+                          const struct out_group *g, size_t ng, FILE *f)
 {
     const struct prof_thread *t = &p->threads[ti];
     struct counter self, total;
@@ -113,22 +116,22 @@ static int thread_section(const struct profile *p, const struct out_opts *o, siz
     no_root.threads = false;
     if (counter__init(&self) < 0 || counter__init(&total) < 0)
         return -1;
-    for (size_t i = 0; i < p->nsamples; i++) {
-        const struct prof_sample *s = &p->samples[i];
+    for (size_t i = 0; i < ng; i++) {
+        const struct prof_sample *s = &g[i].s;
         int first, n;
-        if (s->thread != ti || !out__visible(p, s, o))
+        if (s->thread != ti)
             continue;
-        shown++;
+        shown += g[i].count;
         n = out__path(p, s, &no_root, names, MAX_FRAMES + 4, scratch, &first);
         if (n > first)
-            counter__add(&self, names[n - 1], 1, 0);
+            counter__add(&self, names[n - 1], g[i].count, 0);
         /* A function counts once per sample however often it recurses. */
         for (int k = first; k < n; k++) {
             bool dup = false;
             for (int j = first; j < k && !dup; j++)
                 dup = strcmp(names[j], names[k]) == 0;
             if (!dup)
-                counter__add(&total, names[k], 1, 0);
+                counter__add(&total, names[k], g[i].count, 0);
         }
     }
     fprintf(f, "\nthread %d (%s)%s%s: %" PRIu64 " samples, on CPU %.1f%%", (int)t->tid, t->comm,
@@ -138,14 +141,14 @@ static int thread_section(const struct profile *p, const struct out_opts *o, siz
         fprintf(f, ", %" PRIu64 " shown (idle left out; --idle keeps them)", shown);
     fputc('\n', f);
     bool tagged = false;
-    for (int g = 1; g < TAG__COUNT; g++)
-        tagged |= t->tags[g] > 0;
+    for (int k = 1; k < TAG__COUNT; k++)
+        tagged |= t->tags[k] > 0;
     if (tagged && t->samples) {
         fprintf(f, "  tags:");
-        for (int g = 1; g < TAG__COUNT; g++)
-            if (t->tags[g])
-                fprintf(f, " %s %.1f%%", sample_tag__str(g),
-                        100.0 * (double)t->tags[g] / (double)t->samples);
+        for (int k = 1; k < TAG__COUNT; k++)
+            if (t->tags[k])
+                fprintf(f, " %s %.1f%%", sample_tag__str(k),
+                        100.0 * (double)t->tags[k] / (double)t->samples);
         fputc('\n', f);
     }
     if (shown) {
@@ -159,64 +162,91 @@ static int thread_section(const struct profile *p, const struct out_opts *o, siz
 
 /* Which OS threads held each capability, and what the holder was doing:
  * shares of all ticks (a capability nobody holds is free). */
-static void capability_section(const struct profile *p, FILE *f)
+static int capability_section(const struct profile *p, FILE *f)
 {
+    struct prof_iter it;
+    struct prof_sample s;
     int ncaps = 0;
-    for (size_t i = 0; i < p->nsamples; i++)
-        if (p->samples[i].cap >= ncaps)
-            ncaps = p->samples[i].cap + 1;
+    if (profile__iter(p, &it) < 0)
+        return -1;
+    while (profile__next(&it, &s))
+        if (s.cap >= ncaps)
+            ncaps = s.cap + 1;
+    profile__iter_free(&it);
     if (ncaps == 0 || p->ticks == 0)
-        return;
+        return 0;
+    /* Per capability: samples held, by tag and by thread. */
+    size_t nt = p->nthreads ? p->nthreads : 1;
+    uint64_t *held = calloc((size_t)ncaps, sizeof *held);
+    uint64_t *tags = calloc((size_t)ncaps * TAG__COUNT, sizeof *tags);
+    uint64_t *by = calloc((size_t)ncaps * nt, sizeof *by);
+    int r = -1;
+    if (!held || !tags || !by || profile__iter(p, &it) < 0)
+        goto out;
+    while (profile__next(&it, &s)) {
+        if (s.cap < 0)
+            continue;
+        held[s.cap]++;
+        tags[(size_t)s.cap * TAG__COUNT + s.tag]++;
+        by[(size_t)s.cap * nt + s.thread]++;
+    }
+    profile__iter_free(&it);
     fprintf(f, "\ncapabilities (shares of %" PRIu64 " ticks):\n", p->ticks);
     for (int c = 0; c < ncaps; c++) {
-        uint64_t tags[TAG__COUNT] = {0}, held = 0;
-        struct counter by;
-        if (counter__init(&by) < 0)
-            return;
-        for (size_t i = 0; i < p->nsamples; i++) {
-            const struct prof_sample *s = &p->samples[i];
-            if (s->cap != c)
-                continue;
-            held++;
-            tags[s->tag]++;
-            char key[48];
-            snprintf(key, sizeof key, "tid %d", (int)p->threads[s->thread].tid);
-            counter__add(&by, key, 1, 0);
-        }
-        fprintf(f, "  capability %d: held %.1f%%", c, 100.0 * (double)held / (double)p->ticks);
-        struct counter_entry *v = counter__sorted(&by, COUNTER_BY_COUNT);
-        for (size_t k = 0; v && k < by.n && k < 8; k++)
+        struct counter bc;
+        if (counter__init(&bc) < 0)
+            goto out;
+        for (size_t t = 0; t < p->nthreads; t++)
+            if (by[(size_t)c * nt + t]) {
+                char key[48];
+                snprintf(key, sizeof key, "tid %d", (int)p->threads[t].tid);
+                counter__add(&bc, key, by[(size_t)c * nt + t], 0);
+            }
+        fprintf(f, "  capability %d: held %.1f%%", c,
+                100.0 * (double)held[c] / (double)p->ticks);
+        struct counter_entry *v = counter__sorted(&bc, COUNTER_BY_COUNT);
+        for (size_t k = 0; v && k < bc.n && k < 8; k++)
             fprintf(f, "%s%s %.1f%%", k ? ", " : " (by ", v[k].key,
                     100.0 * (double)v[k].count / (double)p->ticks);
-        fprintf(f, "%s\n   ", by.n ? ")" : "");
+        fprintf(f, "%s\n   ", bc.n ? ")" : "");
         free(v);
-        counter__free(&by);
+        counter__free(&bc);
         for (int g = 1; g < TAG__COUNT; g++)
-            if (tags[g])
+            if (tags[(size_t)c * TAG__COUNT + g])
                 fprintf(f, " %s %.1f%%", sample_tag__str(g),
-                        100.0 * (double)tags[g] / (double)p->ticks);
+                        100.0 * (double)tags[(size_t)c * TAG__COUNT + g] / (double)p->ticks);
         fprintf(f, " free %.1f%%\n",
-                held < p->ticks ? 100.0 * (double)(p->ticks - held) / (double)p->ticks : 0.0);
+                held[c] < p->ticks ? 100.0 * (double)(p->ticks - held[c]) / (double)p->ticks
+                                   : 0.0);
     }
+    r = 0;
+out:
+    free(held);
+    free(tags);
+    free(by);
+    return r;
 }
 
 static int write_report(const struct profile *p, const struct out_opts *o, FILE *f)
 {
     const struct prof_thread **order = malloc((p->nthreads + 1) * sizeof *order);
-    if (!order)
-        return -1;
+    struct out_group *g = NULL;
+    size_t ng = 0;
+    int r = -1;
+    if (!order || out__groups(p, o, OUT_BY_THREAD, &g, &ng) < 0)
+        goto out;
     header(p, f);
     for (size_t i = 0; i < p->nthreads; i++)
         order[i] = &p->threads[i];
     qsort(order, p->nthreads, sizeof *order, cmp_threads);
     for (size_t i = 0; i < p->nthreads; i++)
-        if (thread_section(p, o, (size_t)(order[i] - p->threads), f) < 0) {
-            free(order);
-            return -1;
-        }
+        if (thread_section(p, o, (size_t)(order[i] - p->threads), g, ng, f) < 0)
+            goto out;
+    r = capability_section(p, f);
+out:
+    free(g);
     free(order);
-    capability_section(p, f);
-    return 0;
+    return r;
 }
 
 const struct writer writer_report = {

@@ -172,8 +172,8 @@ static void header(const struct profile *p, const struct out_opts *o, FILE *f)
     fputs(",\n\"exporter\":\"hsspy " HSSPY_VERSION "\",\n\"activeProfileIndex\":0,\n", f);
 }
 
-static void profile_of(const struct profile *p, const struct out_opts *o, struct frames *fs,
-                       const struct thread_order *t, FILE *f)
+static int profile_of(const struct profile *p, const struct out_opts *o, struct frames *fs,
+                      const struct thread_order *t, FILE *f)
 {
     const struct prof_thread *th = &p->threads[t->index];
     char name[128];
@@ -185,8 +185,12 @@ static void profile_of(const struct profile *p, const struct out_opts *o, struct
     fprintf(f, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
             t->shown);
     bool first = true;
-    for (size_t i = 0; i < p->nsamples; i++) {
-        const struct prof_sample *s = &p->samples[i];
+    struct prof_iter it;
+    struct prof_sample smp;
+    if (profile__iter(p, &it) < 0)
+        return -1;
+    while (profile__next(&it, &smp)) {
+        const struct prof_sample *s = &smp;
         if (s->thread != t->index || !out__visible(p, s, o))
             continue;
         /* (frame indices were all made in the first pass) */
@@ -197,10 +201,12 @@ static void profile_of(const struct profile *p, const struct out_opts *o, struct
         fputc(']', f);
         first = false;
     }
+    profile__iter_free(&it);
     fputs("],\n\"weights\":[", f);
     for (uint64_t i = 0; i < t->shown; i++)
         fputs(i ? ",1" : "1", f);
     fputs("]}", f);
+    return 0;
 }
 
 static int write_speedscope(const struct profile *p, const struct out_opts *o, FILE *f)
@@ -220,14 +226,20 @@ static int write_speedscope(const struct profile *p, const struct out_opts *o, F
     /* First pass: the frames, and which threads have samples shown. */
     for (size_t i = 0; i < p->nthreads; i++)
         order[i] = (struct thread_order){i, 0, p->threads[i].tid};
-    for (size_t i = 0; i < p->nsamples; i++) {
-        const struct prof_sample *s = &p->samples[i];
-        if (!out__visible(p, s, o))
+    struct prof_iter it;
+    struct prof_sample smp;
+    if (profile__iter(p, &it) < 0)
+        goto out;
+    while (profile__next(&it, &smp)) {
+        if (!out__visible(p, &smp, o))
             continue;
-        if (stack_of(&fs, p, s, stack) < 0)
+        if (stack_of(&fs, p, &smp, stack) < 0) {
+            profile__iter_free(&it);
             goto out;
-        order[s->thread].shown++;
+        }
+        order[smp.thread].shown++;
     }
+    profile__iter_free(&it);
     qsort(order, p->nthreads, sizeof *order, cmp_threads);
     while (nthreads < p->nthreads && order[nthreads].shown)
         nthreads++;
@@ -249,7 +261,8 @@ static int write_speedscope(const struct profile *p, const struct out_opts *o, F
     fputs("]},\n\"profiles\":[", f);
     for (size_t t = 0; t < nthreads; t++) {
         fputs(t ? ",\n" : "\n", f);
-        profile_of(p, o, &fs, &order[t], f);
+        if (profile_of(p, o, &fs, &order[t], f) < 0)
+            goto out;
     }
     fputs("]}\n", f);
     r = ferror(f) ? -1 : 0;

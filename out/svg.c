@@ -169,15 +169,12 @@ static const char *intern(struct flame *fl, const char *name)
 
 /* Samples with the same displayed stack: the stack id, the tag and (with
  * --threads) the thread decide it. */
-struct key {
-    uint32_t stack, thread;
-    uint8_t tag;
-    size_t sample; /* one of them, to display */
-};
-
+/* Groups of samples in a fixed order (stack, thread, tag), so the drawing
+ * does not depend on the grouping's. */
 static int cmp_key(const void *a, const void *b)
 {
-    const struct key *x = a, *y = b;
+    const struct prof_sample *x = &((const struct out_group *)a)->s;
+    const struct prof_sample *y = &((const struct out_group *)b)->s;
     if (x->stack != y->stack)
         return x->stack < y->stack ? -1 : 1;
     if (x->thread != y->thread)
@@ -271,7 +268,7 @@ static void count_drawn(struct flame *fl, uint32_t id)
 
 static int build(struct flame *fl, const struct profile *p, const struct out_opts *o)
 {
-    struct key *keys = malloc((p->nsamples ? p->nsamples : 1) * sizeof *keys);
+    struct out_group *keys = NULL;
     const struct node **tmp = NULL;
     size_t nk = 0;
     int r = -1;
@@ -279,23 +276,16 @@ static int build(struct flame *fl, const struct profile *p, const struct out_opt
     memset(fl, 0, sizeof *fl);
     fl->cap = 1024;
     fl->v = malloc(fl->cap * sizeof *fl->v);
-    if (!keys || !fl->v || counter__init(&fl->names) < 0 || rehash(fl) < 0)
+    if (!fl->v || counter__init(&fl->names) < 0 || rehash(fl) < 0 ||
+        out__groups(p, o, o->threads ? OUT_BY_THREAD : 0, &keys, &nk) < 0)
         goto out;
     fl->n = 1;
     fl->v[0] = (struct node){.name = "all", .parent = NONE, .child = NONE, .next = NONE,
                              .fam = FAM_PSEUDO};
-    for (size_t i = 0; i < p->nsamples; i++) {
-        const struct prof_sample *s = &p->samples[i];
-        if (out__visible(p, s, o))
-            keys[nk++] = (struct key){s->stack, o->threads ? s->thread : 0, s->tag, i};
-    }
     qsort(keys, nk, sizeof *keys, cmp_key);
-    for (size_t i = 0, j; i < nk; i = j) {
-        for (j = i + 1; j < nk && cmp_key(&keys[i], &keys[j]) == 0; j++)
-            ;
-        if (add_path(fl, p, o, &p->samples[keys[i].sample], j - i) < 0)
+    for (size_t i = 0; i < nk; i++)
+        if (add_path(fl, p, o, &keys[i].s, keys[i].count) < 0)
             goto out;
-    }
     fl->total = fl->v[0].n;
     /* Scratch for the children of every level of one path at once. */
     tmp = malloc(fl->n * sizeof *tmp);

@@ -127,13 +127,22 @@ static const char *tag_cname(int tag)
     }
 }
 
-/* One thread's samples (indices into p->samples, in time order) into
- * events; ticks are all the ticks' times, in order. The open frames are
- * those of the previous sample, still running until a sample shows
- * something else at their depth or a gap comes. *longest grows to the
- * longest interval a shown sample stands for. */
-static int thread_events(const struct profile *p, const struct out_opts *o, const uint32_t *idx,
-                         size_t n, const uint64_t *ticks, size_t nticks, uint64_t period,
+/* The next sample of thread t, from the iterator; false after its last. */
+static bool next_of(struct prof_iter *it, uint32_t t, struct prof_sample *s)
+{
+    while (profile__next(it, s))
+        if (s->thread == t)
+            return true;
+    return false;
+}
+
+/* One thread's samples (in time order, as they are recorded) into events;
+ * ticks are all the ticks' times, in order. The open frames are those of
+ * the previous sample, still running until a sample shows something else
+ * at their depth or a gap comes. *longest grows to the longest interval a
+ * shown sample stands for. */
+static int thread_events(const struct profile *p, const struct out_opts *o, uint32_t thread,
+                         const uint64_t *ticks, size_t nticks, uint64_t period,
                          struct evs *out, uint64_t *longest)
 {
     struct ev stk[MAX_FRAMES + 4];
@@ -141,30 +150,43 @@ static int thread_events(const struct profile *p, const struct out_opts *o, cons
     char scratch[128];
     int nopen = 0;
     uint64_t end = 0; /* where the open frames' last sample ends */
+    struct prof_iter it;
+    struct prof_sample cur, next, prev;
+    bool have_prev = false, have_next;
+    int r = -1;
+
+    if (profile__iter(p, &it) < 0)
+        return -1;
+    have_next = next_of(&it, thread, &next);
 
 #define CLOSE_TO(k, t)                                                                        \
     do {                                                                                      \
         while (nopen > (k)) {                                                                 \
             stk[--nopen].t1 = (t);                                                            \
             if (evs__add(out, &stk[nopen]) < 0)                                               \
-                return -1;                                                                    \
+                goto fail;                                                                    \
         }                                                                                     \
     } while (0)
 
-    for (size_t i = 0; i < n; i++) {
-        const struct prof_sample *s = &p->samples[idx[i]];
+    while (have_next) {
+        cur = next;
+        have_next = next_of(&it, thread, &next);
+        const struct prof_sample *s = &cur;
         /* A thread that was kept waiting for a CPU is sampled once for the
          * several ticks it stood for (copies with one time): on a timeline
          * the first copy already covers them. */
-        if (i > 0 && p->samples[idx[i - 1]].t_ns == s->t_ns)
+        bool copy = have_prev && prev.t_ns == s->t_ns;
+        prev = cur;
+        have_prev = true;
+        if (copy)
             continue;
         if (!out__visible(p, s, o)) {
             CLOSE_TO(0, end);
             continue;
         }
         uint64_t t = s->t_ns, t_end;
-        if (i + 1 < n && p->samples[idx[i + 1]].t_ns > t) {
-            t_end = p->samples[idx[i + 1]].t_ns;
+        if (have_next && next.t_ns > t) {
+            t_end = next.t_ns;
         } else { /* the first tick after t, by bisection */
             size_t lo = 0, hi = nticks;
             while (lo < hi) {
@@ -193,7 +215,10 @@ static int thread_events(const struct profile *p, const struct out_opts *o, cons
     }
     CLOSE_TO(0, end);
 #undef CLOSE_TO
-    return 0;
+    r = 0;
+fail:
+    profile__iter_free(&it);
+    return r;
 }
 
 /* Events are separated, not ended, by commas: JSON allows no trailing one. */
@@ -274,45 +299,51 @@ static void event(FILE *f, bool *first, int pid, int tid, const struct ev *e)
 static int write_trace(const struct profile *p, const struct out_opts *o, FILE *f)
 {
     struct out_opts no_root = *o;
-    size_t n = p->nsamples ? p->nsamples : 1, nticks = 0;
-    uint32_t *idx = malloc(n * sizeof *idx);
-    uint64_t *ticks = malloc(n * sizeof *ticks);
-    size_t *off = calloc(p->nthreads + 1, sizeof *off);
-    size_t *fill = calloc(p->nthreads + 1, sizeof *fill);
+    size_t nticks = 0, cap = 0;
+    uint64_t *ticks = NULL;
     uint64_t *shown = calloc(p->nthreads + 1, sizeof *shown);
     struct evs ev = {0};
     uint64_t events = 0, longest = 0;
+    struct prof_iter it;
+    struct prof_sample s;
     int r = -1;
 
     /* Each thread is its own track: a root frame naming it again would
      * only push every stack one level down. */
     no_root.threads = false;
-    if (!idx || !ticks || !off || !fill || !shown)
+    if (!shown || profile__iter(p, &it) < 0)
         goto out;
     double hz = p->rate_hz > 0 ? p->rate_hz : DEFAULT_HZ;
     uint64_t period = (uint64_t)(1e9 / hz);
 
-    /* Every tick's time, once: samples of one tick share it. */
-    for (size_t i = 0; i < p->nsamples; i++)
-        ticks[i] = p->samples[i].t_ns;
-    qsort(ticks, p->nsamples, sizeof *ticks, cmp_u64);
-    for (size_t i = 0; i < p->nsamples; i++)
-        if (nticks == 0 || ticks[i] != ticks[nticks - 1])
-            ticks[nticks++] = ticks[i];
-
-    /* The samples of each thread, in time order (they are recorded so);
-     * shown[nthreads] is the total. */
-    for (size_t i = 0; i < p->nsamples; i++) {
-        bool visible = out__visible(p, &p->samples[i], o);
-        off[p->samples[i].thread + 1]++;
-        shown[p->samples[i].thread] += visible;
+    /* Every tick's time, once (samples of one tick share it), and the
+     * samples shown per thread; shown[nthreads] is the total. */
+    while (profile__next(&it, &s)) {
+        bool visible = out__visible(p, &s, o);
+        shown[s.thread] += visible;
         shown[p->nthreads] += visible;
+        if (nticks && ticks[nticks - 1] == s.t_ns)
+            continue;
+        if (nticks == cap) {
+            size_t nc = cap ? 2 * cap : 4096;
+            uint64_t *nt = realloc(ticks, nc * sizeof *nt);
+            if (!nt) {
+                profile__iter_free(&it);
+                goto out;
+            }
+            ticks = nt;
+            cap = nc;
+        }
+        ticks[nticks++] = s.t_ns;
     }
-    for (size_t t = 0; t < p->nthreads; t++)
-        off[t + 1] += off[t];
-    memcpy(fill, off, (p->nthreads + 1) * sizeof *fill);
-    for (size_t i = 0; i < p->nsamples; i++)
-        idx[fill[p->samples[i].thread]++] = (uint32_t)i;
+    profile__iter_free(&it);
+    if (nticks)
+        qsort(ticks, nticks, sizeof *ticks, cmp_u64);
+    size_t uniq = 0;
+    for (size_t i = 0; i < nticks; i++)
+        if (uniq == 0 || ticks[i] != ticks[uniq - 1])
+            ticks[uniq++] = ticks[i];
+    nticks = uniq;
 
     int pid = (int)p->pid;
     bool first = true;
@@ -331,8 +362,9 @@ static int write_trace(const struct profile *p, const struct out_opts *o, FILE *
     /* A thread at a time, so memory holds one thread's events, not all. */
     for (size_t t = 0; t < p->nthreads; t++) {
         ev.n = 0;
-        if (thread_events(p, &no_root, idx + off[t], off[t + 1] - off[t], ticks, nticks, period,
-                          &ev, &longest) < 0)
+        if (!p->threads[t].samples)
+            continue;
+        if (thread_events(p, &no_root, (uint32_t)t, ticks, nticks, period, &ev, &longest) < 0)
             goto out;
         qsort(ev.v, ev.n, sizeof *ev.v, cmp_ev);
         for (size_t i = 0; i < ev.n; i++)
@@ -346,10 +378,7 @@ static int write_trace(const struct profile *p, const struct out_opts *o, FILE *
 out:
     free(ev.v);
     free(shown);
-    free(fill);
-    free(off);
     free(ticks);
-    free(idx);
     return r;
 }
 

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern const struct writer writer_folded;
@@ -85,6 +86,93 @@ int out__path(const struct profile *p, const struct prof_sample *s, const struct
     return n;
 }
 
+static uint64_t group_hash(const struct prof_sample *s)
+{
+    uint64_t h = ((uint64_t)s->stack << 32) ^ ((uint64_t)s->thread << 12) ^
+                 ((uint64_t)(uint8_t)s->state << 4) ^ s->tag;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+static bool group_eq(const struct prof_sample *a, const struct prof_sample *b)
+{
+    return a->stack == b->stack && a->thread == b->thread && a->state == b->state &&
+           a->tag == b->tag;
+}
+
+int64_t out__groups(const struct profile *p, const struct out_opts *o, unsigned by,
+                    struct out_group **groups, size_t *n)
+{
+    struct prof_iter it;
+    struct prof_sample s;
+    struct out_group *g = NULL;
+    uint32_t *slot = NULL; /* index + 1 into g; 0: empty */
+    size_t ng = 0, cap = 0, size = 1024;
+    int64_t shown = 0;
+
+    *groups = NULL;
+    *n = 0;
+    if (profile__iter(p, &it) < 0 || !(slot = calloc(size, sizeof *slot)))
+        goto oom;
+    while (profile__next(&it, &s)) {
+        if (!out__visible(p, &s, o))
+            continue;
+        shown++;
+        struct prof_sample key = {.stack = s.stack, .tag = s.tag};
+        if (by & OUT_BY_THREAD)
+            key.thread = s.thread;
+        if (by & OUT_BY_STATE)
+            key.state = s.state;
+        size_t h = (size_t)group_hash(&key) & (size - 1);
+        while (slot[h] && !group_eq(&g[slot[h] - 1].s, &key))
+            h = (h + 1) & (size - 1);
+        if (slot[h]) {
+            g[slot[h] - 1].count++;
+            continue;
+        }
+        if (ng == cap) {
+            size_t nc = cap ? 2 * cap : 256;
+            struct out_group *ngv = realloc(g, nc * sizeof *g);
+            if (!ngv)
+                goto oom;
+            g = ngv;
+            cap = nc;
+        }
+        struct prof_sample first = s;
+        first.thread = key.thread;
+        first.state = key.state;
+        g[ng] = (struct out_group){first, 1};
+        slot[h] = (uint32_t)++ng;
+        if (ng * 2 > size) { /* rehash at half full */
+            size_t ns = size * 2;
+            uint32_t *nsl = calloc(ns, sizeof *nsl);
+            if (!nsl)
+                goto oom;
+            for (size_t i = 0; i < ng; i++) {
+                size_t k = (size_t)group_hash(&g[i].s) & (ns - 1);
+                while (nsl[k])
+                    k = (k + 1) & (ns - 1);
+                nsl[k] = (uint32_t)(i + 1);
+            }
+            free(slot);
+            slot = nsl;
+            size = ns;
+        }
+    }
+    profile__iter_free(&it);
+    free(slot);
+    *groups = g;
+    *n = ng;
+    return shown;
+oom:
+    profile__iter_free(&it);
+    free(slot);
+    free(g);
+    return -1;
+}
+
 const char *out__tag_frame(int tag)
 {
     static char tags[TAG__COUNT][24];
@@ -102,8 +190,13 @@ void out__health(const struct profile *p, const struct out_opts *o, char *buf, s
     size_t pos = 0, shown = 0;
     for (int e = 1; e < WE__COUNT; e++)
         errors += p->errors[e];
-    for (size_t i = 0; i < p->nsamples; i++)
-        shown += out__visible(p, &p->samples[i], o);
+    struct prof_iter it;
+    struct prof_sample smp;
+    if (profile__iter(p, &it) == 0) {
+        while (profile__next(&it, &smp))
+            shown += out__visible(p, &smp, o);
+        profile__iter_free(&it);
+    }
 #define PUT(...)                                                                     \
     do {                                                                             \
         int n_ = snprintf(buf + pos, size > pos ? size - pos : 0, __VA_ARGS__);      \

@@ -61,6 +61,22 @@ int out__path(const struct profile *p, const struct prof_sample *s, const struct
  * frames by more than their name. Returns the count. */
 int out__frames(const struct profile *p, const struct prof_sample *s, uint32_t *out, int max);
 
+/* Visible samples that display alike, counted: same stack and tag, and,
+ * if asked, same thread (OUT_BY_THREAD) and /proc state (OUT_BY_STATE).
+ * For writers that name and count each distinct stack once, however long
+ * the recording: memory grows with the distinct groups, not the samples.
+ * *groups is malloc'ed (n may be 0), in no particular order; each holds
+ * its first sample (thread 0 and state 0 unless grouped by them). Returns
+ * the number of visible samples, or -1 on ENOMEM. */
+#define OUT_BY_THREAD 1
+#define OUT_BY_STATE 2
+struct out_group {
+    struct prof_sample s;
+    uint64_t count;
+};
+int64_t out__groups(const struct profile *p, const struct out_opts *o, unsigned by,
+                    struct out_group **groups, size_t *n);
+
 /* The tag's pseudo-frame, "[haskell]"; NULL for TAG_NONE. */
 const char *out__tag_frame(int tag);
 

@@ -38,20 +38,38 @@ int main(int argc, char **argv)
         fprintf(stderr, "raw_resize: %s has no samples\n", argv[1]);
         return 1;
     }
+    struct prof_iter it;
+    struct prof_sample x;
+    if (profile__iter(&p, &it) < 0) {
+        fprintf(stderr, "raw_resize: out of memory\n");
+        return 1;
+    }
     if (orig >= want) {
+        /* The stream is read in order, up to nsamples: cut it there. */
+        for (size_t i = 0; i < want && profile__next(&it, &x); i++)
+            ;
         p.nsamples = want;
         p.ticks = p.ticks * want / orig;
-        p.duration_ns = p.samples[want - 1].t_ns;
+        p.duration_ns = x.t_ns;
     } else {
-        uint64_t span = p.duration_ns ? p.duration_ns : p.samples[orig - 1].t_ns + 1;
-        for (size_t i = orig, copy = 1; i < want; i++) {
-            struct prof_sample s = p.samples[i % orig];
-            if (i % orig == 0 && i > orig)
-                copy++;
-            s.t_ns += copy * span;
-            if (profile__add(&p, &s) < 0) {
+        uint64_t span = p.duration_ns;
+        for (size_t i = 0; i < orig && profile__next(&it, &x); i++)
+            if (x.t_ns >= span)
+                span = x.t_ns + 1;
+        for (size_t copy = 1; p.nsamples < want; copy++) {
+            profile__iter_free(&it);
+            if (profile__iter(&p, &it) < 0) {
                 fprintf(stderr, "raw_resize: out of memory\n");
                 return 1;
+            }
+            /* Adding to the stream while reading it: the reader holds its
+             * own place and stops after the original samples. */
+            for (size_t i = 0; i < orig && p.nsamples < want && profile__next(&it, &x); i++) {
+                x.t_ns += copy * span;
+                if (profile__add(&p, &x) < 0) {
+                    fprintf(stderr, "raw_resize: out of memory\n");
+                    return 1;
+                }
             }
         }
         double k = (double)want / (double)orig;
@@ -59,6 +77,7 @@ int main(int argc, char **argv)
         p.missed_ticks = (uint64_t)((double)p.missed_ticks * k);
         p.duration_ns = (uint64_t)((double)span * k);
     }
+    profile__iter_free(&it);
     FILE *f = fopen(argv[2], "wb");
     struct out_opts o = {0};
     if (!f || writer_raw.write(&p, &o, f) < 0 || fclose(f) != 0) {

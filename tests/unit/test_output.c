@@ -47,6 +47,61 @@ static void add(struct profile *p, int thread, const int *addrs, int n, int tag,
     }
 }
 
+/* The compact sample stream gives back every field of every sample, in
+ * order: threads past the one-byte index, times going backwards (a tick's
+ * samples of threads that did not run come before the others), huge
+ * stacks and times, every capability, and samples repeating their
+ * thread's previous one. */
+TEST(sample_stream)
+{
+    struct profile p;
+    profile__init(&p);
+    for (int t = 0; t < 300; t++)
+        profile__thread(&p, 1000 + t, "w");
+    static struct prof_sample want[20000];
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < 20000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        struct prof_sample s = {0};
+        if (i && x % 3 == 0) { /* a repeat of some thread's last sample, later */
+            s = want[i - 1 - (x >> 8) % (i < 50 ? i : 50)];
+            s.t_ns += x % 2 ? 0 : 1000;
+        } else {
+            s.t_ns = (x >> 20) % 4 == 0 ? UINT64_MAX - (x % 1000) : (uint64_t)i * 1000000 - x % 5000;
+            s.thread = (uint32_t)((x >> 4) % 300);
+            s.stack = (uint32_t)(x % 5 == 0 ? UINT32_MAX - (x >> 40) % 7 : (x >> 12) % 1000);
+            s.tag = (uint8_t)((x >> 24) % TAG__COUNT);
+            s.state = "RSDT?"[(x >> 28) % 5];
+            s.flags = (uint8_t)((x >> 31) % 2);
+            s.role = (uint8_t)((x >> 33) % ROLE__COUNT);
+            uint64_t k = (x >> 36) % 7;
+            s.cap = (int16_t)(k == 0 ? -1 : k == 1 ? INT16_MAX : (int)((x >> 40) % 64));
+        }
+        want[i] = s;
+        CHECK_EQ_INT(profile__add(&p, &s), 0);
+    }
+    CHECK_EQ_INT(p.nsamples, 20000);
+    CHECK(p.slen < 20000 * sizeof(struct prof_sample) / 2);
+    struct prof_iter it;
+    struct prof_sample got;
+    CHECK_EQ_INT(profile__iter(&p, &it), 0);
+    for (size_t i = 0; i < 20000; i++) {
+        CHECK(profile__next(&it, &got));
+        if (got.t_ns != want[i].t_ns || got.thread != want[i].thread ||
+            got.stack != want[i].stack || got.tag != want[i].tag ||
+            got.state != want[i].state || got.flags != want[i].flags ||
+            got.role != want[i].role || got.cap != want[i].cap)
+            UNIT_FAIL("sample %zu differs", i);
+    }
+    CHECK(!profile__next(&it, &got));
+    profile__iter_free(&it);
+    /* A sample of no thread is refused. */
+    CHECK(profile__add(&p, &(struct prof_sample){.thread = 300}) < 0);
+    profile__free(&p);
+}
+
 /* Long texts: where they first differ, with some of each from there. */
 #define CHECK_SAME_TEXT(got, want)                                                          \
     do {                                                                                    \

@@ -89,11 +89,24 @@ TEST(round_trip)
         CHECK_EQ_INT(b.frames[i].addr, a.frames[i].addr);
         CHECK_EQ_INT(b.frames[i].kind, a.frames[i].kind);
     }
-    for (size_t i = 0; i < a.nsamples; i++) {
-        CHECK_EQ_INT(b.samples[i].t_ns, a.samples[i].t_ns);
-        CHECK_EQ_INT(b.samples[i].stack, a.samples[i].stack);
-        CHECK_EQ_INT(b.samples[i].cap, a.samples[i].cap);
+    struct prof_iter ia, ib;
+    struct prof_sample sa, sb;
+    CHECK_EQ_INT(profile__iter(&a, &ia), 0);
+    CHECK_EQ_INT(profile__iter(&b, &ib), 0);
+    while (profile__next(&ia, &sa)) {
+        CHECK(profile__next(&ib, &sb));
+        CHECK_EQ_INT(sb.t_ns, sa.t_ns);
+        CHECK_EQ_INT(sb.thread, sa.thread);
+        CHECK_EQ_INT(sb.stack, sa.stack);
+        CHECK_EQ_INT(sb.tag, sa.tag);
+        CHECK_EQ_INT(sb.state, sa.state);
+        CHECK_EQ_INT(sb.flags, sa.flags);
+        CHECK_EQ_INT(sb.role, sa.role);
+        CHECK_EQ_INT(sb.cap, sa.cap);
     }
+    CHECK(!profile__next(&ib, &sb));
+    profile__iter_free(&ia);
+    profile__iter_free(&ib);
     uint32_t n;
     const uint32_t *ids = profile__stack_ids(&b, 0, &n);
     CHECK_EQ_INT(n, 3);
@@ -172,9 +185,14 @@ TEST(fuzz_never_crashes)
         if (raw__parse(exact, n, &b, err, sizeof err) == 0) {
             accepted++;
             /* Whatever was accepted is consistent. */
-            for (size_t i = 0; i < b.nsamples; i++)
-                if (b.samples[i].thread >= b.nthreads || b.samples[i].stack >= b.nstacks)
-                    UNIT_FAIL("accepted an inconsistent sample at iteration %d", iter);
+            struct prof_iter it;
+            struct prof_sample x;
+            if (profile__iter(&b, &it) == 0) {
+                while (profile__next(&it, &x))
+                    if (x.thread >= b.nthreads || x.stack >= b.nstacks)
+                        UNIT_FAIL("accepted an inconsistent sample at iteration %d", iter);
+                profile__iter_free(&it);
+            }
             profile__free(&b);
         } else {
             rejected++;
