@@ -418,10 +418,11 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         if (th->run != TT_RUNNING || th->want)
             continue;
         /* A thread that has not run since its last sample keeps its state
-         * and its stack: one cheap schedstat read decides. Threads that
-         * were running last time are almost surely running still: the
-         * check is skipped for them. */
-        if (skip_unchanged && th->has_base && th->state != 'R') {
+         * and its stack: one cheap schedstat read decides. That includes a
+         * runnable thread (state R) that has been waiting for a CPU since:
+         * on a busy machine many are, and stopping one costs it two
+         * context switches and its turn on the CPU. */
+        if (skip_unchanged && th->has_base) {
             uint64_t run, slices;
             if (proc__schedstat(th->sched_fd, &run, &slices) == 0 && run == th->base_run_ns &&
                 slices == th->base_slices) {
