@@ -121,6 +121,7 @@ struct profile {
     uint64_t late;         /* threads that stopped after their tick, captured then */
     uint64_t restarted;    /* calls a stop broke with EINTR, restarted by hsspy */
     uint64_t self_cpu_ns;  /* CPU time hsspy itself used while recording */
+    bool realtime;         /* hsspy sampled at real-time priority */
     unsigned long signals_forwarded, live_reads;
 
     struct prof_module *modules;

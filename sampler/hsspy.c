@@ -61,6 +61,10 @@ static void record_usage(FILE *f)
             "      --idle            keep samples of idle threads (sleeping in the\n"
             "                        kernel, state S or D); dropped by default\n"
             "  -q, --quiet           no progress or informational messages\n"
+            "      --no-realtime     sample at the normal priority; by default hsspy\n"
+            "                        samples at real-time priority (SCHED_FIFO 1) when\n"
+            "                        allowed, so that its ticks come on time on a busy\n"
+            "                        machine (the program keeps its own priority)\n"
             "      --save-captures DIR  also save up to 200 raw captures (registers and\n"
             "                        copied memory of one thread each) in DIR, as the\n"
             "                        stack walkers see them: input for hsspy's fuzzer\n"
@@ -143,6 +147,7 @@ static int cmd_record(int argc, char **argv)
         {"sort", required_argument, NULL, 'S'},
         {"quiet", no_argument, NULL, 'q'},
         {"save-captures", required_argument, NULL, 'C'},
+        {"no-realtime", no_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -193,6 +198,7 @@ static int cmd_record(int argc, char **argv)
             break;
         case 'q': log__set_quiet(true); break;
         case 'C': o.save_dir = optarg; break;
+        case 'R': o.no_realtime = true; break;
         case 'h': record_usage(stdout); return 0;
         default:
             return bad_option(argv, "record");

@@ -21,6 +21,7 @@ struct record_opts {
     size_t stack_bytes; /* C stack copied per thread per sample */
     bool snapshot;      /* one sample of every thread, exact stacks (dump) */
     const char *save_dir; /* --save-captures: raw captures for the fuzzer */
+    bool no_realtime;     /* --no-realtime: sample at the normal priority */
 };
 
 /* Run a recording; returns the process exit code (0 on success). */

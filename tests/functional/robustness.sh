@@ -2,7 +2,8 @@
 # while recorded, threads born and dying hundreds of times a second (C
 # threads and forkOS), blocking calls that must see no EINTR and no short
 # sleep, capabilities added and removed while recording, a second hsspy on
-# the same process, and the launched command's credentials.
+# the same process, real-time priority for hsspy and not for its target,
+# and the launched command's credentials.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -82,6 +83,33 @@ check_status "first-unharmed" $? "$T/first.err"
 check "first-profile" "the first recording lost its samples" has_line "$T/first.folded" ';outer;middle;leaf '
 wait "$target"
 check_status "target-unharmed" $?
+
+# Priority: hsspy samples at real-time priority when allowed (so that its
+# ticks come on time on a busy machine); the program it launches keeps its
+# own, and after the recording hsspy names frames at the normal priority.
+policy() { chrt -p "$1" 2>/dev/null | sed -n '1s/.*policy: //p'; }
+if chrt -f 1 true 2>/dev/null; then
+    "$HSSPY" record -q -F 1000 -d 1.5 -f report -o "$T/rt.report" -- "$W/work" 2 3000 \
+        >/dev/null 2>"$T/rt.err" &
+    rec=$!
+    BG_PIDS="$BG_PIDS $rec"
+    kid=""
+    for i in $(seq 100); do kid=$(pgrep -P "$rec" | head -n1); [ -n "$kid" ] && break; sleep 0.02; done
+    sleep 0.5
+    during=$(policy "$rec")
+    kids=$(for t in /proc/"$kid"/task/*; do policy "${t##*/}"; done | sort -u | tr '\n' ' ')
+    wait "$rec"
+    check_status "realtime-record" $? "$T/rt.err"
+    [ -n "$kid" ] && kill "$kid" 2>/dev/null
+    check "realtime-sampler" "hsspy sampled at: $during" test "${during%%|*}" = SCHED_FIFO
+    check "realtime-target-normal" "the program's threads ran at: $kids" test "$kids" = "SCHED_OTHER "
+    check "realtime-reported" "$(grep hsspy: "$T/rt.report")" has_line "$T/rt.report" 'at real-time priority'
+    "$HSSPY" record -q --no-realtime -F 1000 -f report -o "$T/nort.report" -- "$W/work" 1 100 \
+        >/dev/null 2>"$T/err"
+    check "no-realtime" "$(grep hsspy: "$T/nort.report")" has_line "$T/nort.report" 'at normal priority'
+else
+    skip "realtime" "real-time priority is not allowed here"
+fi
 
 # Credentials: the launched command runs as the user hsspy runs as.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
