@@ -72,7 +72,9 @@ void profile__free(struct profile *p)
     free(p->objects);
     free(p->frame_object);
     free(p->threads);
-    free(p->sbuf);
+    for (size_t i = 0; i < p->nblocks; i++)
+        free(p->blocks[i].b);
+    free(p->blocks);
     free(p->s_last);
     free(p->frames);
     free(p->frame_hash);
@@ -265,9 +267,22 @@ int profile__add(struct profile *p, const struct prof_sample *s)
         b[n++] = s->role;
         n += put_varint(b + n, zigzag(s->cap));
     }
-    if (grow((void **)&p->sbuf, &p->scap, p->slen + n, 1) < 0)
-        return -ENOMEM;
-    memcpy(p->sbuf + p->slen, b, n);
+    struct prof_block *blk = p->nblocks ? &p->blocks[p->nblocks - 1] : NULL;
+    if (!blk || blk->len + n > blk->cap) {
+        /* A sample never spans two blocks. Blocks grow from 64 KB to 1 MB. */
+        if (grow((void **)&p->blocks, &p->cap_blocks, p->nblocks + 1, sizeof *p->blocks) < 0)
+            return -ENOMEM;
+        size_t cap = p->nblocks < 4 ? (size_t)64 << (10 + 2 * p->nblocks) : (size_t)1 << 20;
+        if (cap > (size_t)1 << 20)
+            cap = (size_t)1 << 20;
+        uint8_t *nb = malloc(cap);
+        if (!nb)
+            return -ENOMEM;
+        blk = &p->blocks[p->nblocks++];
+        *blk = (struct prof_block){nb, 0, cap};
+    }
+    memcpy(blk->b + blk->len, b, n);
+    blk->len += n;
     p->slen += n;
     p->s_last_t = s->t_ns;
     *last = *s;
@@ -309,9 +324,13 @@ static uint64_t get_varint(const uint8_t *b, size_t *pos)
 bool profile__next(struct prof_iter *it, struct prof_sample *s)
 {
     const struct profile *p = it->p;
-    const uint8_t *b = p->sbuf;
     if (it->i >= p->nsamples)
         return false;
+    while (it->pos >= p->blocks[it->block].len) {
+        it->block++;
+        it->pos = 0;
+    }
+    const uint8_t *b = p->blocks[it->block].b;
     uint8_t hdr = b[it->pos++];
     uint32_t thread = hdr >> 2;
     if (thread == THREAD_ESC)

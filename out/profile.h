@@ -133,8 +133,15 @@ struct profile {
     struct prof_thread *threads;
     size_t nthreads, cap_threads;
     size_t nsamples;
-    uint8_t *sbuf;        /* the samples, encoded (see profile__add) */
-    size_t slen, scap;
+    /* The samples, encoded (see profile__add), in blocks that fill up one
+     * after the other: never reallocated, so a long recording's memory is
+     * what it holds, not twice that while an array moves. */
+    struct prof_block {
+        uint8_t *b;
+        size_t len, cap;
+    } *blocks;
+    size_t nblocks, cap_blocks;
+    size_t slen;          /* bytes of encoded samples in all blocks */
     uint64_t s_last_t;    /* the time of the last sample added */
     struct prof_sample *s_last; /* per thread: its last sample added */
     size_t cap_last;
@@ -171,7 +178,7 @@ int profile__add(struct profile *p, const struct prof_sample *s);
 /* Reading the samples back, in the order they were added. */
 struct prof_iter {
     const struct profile *p;
-    size_t pos;                /* in p->sbuf */
+    size_t block, pos;         /* in p->blocks */
     size_t i;                  /* samples read */
     uint64_t t_ns;             /* the previous sample's time */
     struct prof_sample *last;  /* per thread: its previous sample */

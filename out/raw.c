@@ -201,6 +201,7 @@ const struct writer writer_raw = {
     .name = "raw",
     .help = "hsspy's own recording: addresses, not names (read with hsspy report FILE)",
     .text = false,
+    .addresses = true,
     .write = write_raw,
 };
 

@@ -569,7 +569,10 @@ int record__run(const struct record_opts *o)
     r.p.exit_status = r.t.exit_status;
     r.p.signals_forwarded = r.t.st.signals_forwarded;
     r.p.live_reads = r.uw.st.live_reads;
-    profile__symbolize(&r.p, &r.ms);
+    /* Names are looked up in the files, with their debug information: not
+     * for a raw file, which keeps addresses (hsspy report names them). */
+    if (!w->addresses)
+        profile__symbolize(&r.p, &r.ms);
     if (r.rts.ghc)
         profile__name_roles(&r.p);
     if (profile__keep_modules(&r.p, &r.ms) < 0)
