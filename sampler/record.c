@@ -233,6 +233,8 @@ static const struct user_regs_struct *on_stop(void *arg, struct tthread *th)
         th->fs_base = tc->regs.fs_base; /* for samples taken without a stop */
     capture_rts(r, tc);
     capture__remember(&r->cap, th, tc);
+    if (!tc->err)
+        tracee__stopped_base(&r->t, th);
     tc->t_resume_ns = tracee__now_ns();
     return tc->err ? NULL : &tc->regs;
 }

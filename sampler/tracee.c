@@ -395,9 +395,25 @@ int tracee__attach(struct tracee *t, pid_t pid)
 
 struct tthread *tracee__find(struct tracee *t, pid_t tid) { return find(t, tid); }
 
+void tracee__stopped_base(struct tracee *t, struct tthread *th)
+{
+    (void)t;
+    th->stop_base = th->state == 'R' &&
+                    proc__schedstat(th->sched_fd, &th->stop_run_ns, &th->stop_slices) == 0;
+}
+
 void tracee__settled(struct tracee *t, struct tthread *th)
 {
     (void)t;
+    /* A running thread resumed runs on: counters read now would count
+     * work done after the capture as seen. */
+    if (th->stop_base) {
+        th->base_run_ns = th->stop_run_ns;
+        th->base_slices = th->stop_slices;
+        th->has_base = true;
+        th->stop_base = false;
+        return;
+    }
     th->has_base = proc__schedstat(th->sched_fd, &th->base_run_ns, &th->base_slices) == 0;
 }
 
@@ -419,9 +435,11 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
             continue;
         /* A thread that has not run since its last sample keeps its state
          * and its stack: one cheap schedstat read decides. That includes a
-         * runnable thread (state R) that has been waiting for a CPU since:
-         * on a busy machine many are, and stopping one costs it two
-         * context switches and its turn on the CPU. */
+         * runnable thread (state R) that has been waiting for a CPU since
+         * (its counters were noted during its stop, so unchanged means not
+         * one instruction since its capture): on a busy machine many are,
+         * and stopping one costs it two context switches and its turn on
+         * the CPU. */
         if (skip_unchanged && th->has_base) {
             uint64_t run, slices;
             if (proc__schedstat(th->sched_fd, &run, &slices) == 0 && run == th->base_run_ns &&
@@ -458,6 +476,7 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         if (th->run != TT_RUNNING || th->unchanged || th->soft || th->want)
             continue;
         th->has_base = false;
+        th->stop_base = false;
         if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) < 0) {
             if (errno != ESRCH)
                 t->st.ptrace_errors++;

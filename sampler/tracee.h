@@ -48,6 +48,10 @@ struct tthread {
      * they have not moved, it has not run since and need not be stopped. */
     bool has_base;
     uint64_t base_run_ns, base_slices;
+    /* Its counters read while it was stopped (tracee__stopped_base), for a
+     * thread that was running: see tracee__settled. */
+    bool stop_base;
+    uint64_t stop_run_ns, stop_slices;
     bool unchanged;   /* this tick: skipped because it has not run */
     uint32_t stack_want; /* C stack bytes to capture next time (0: default) */
     /* The ranges beyond its C stack that its last capture needed (its
@@ -133,8 +137,16 @@ int tracee__drain(struct tracee *t);
  * interrupted. */
 int tracee__interrupt(struct tracee *t, bool skip_unchanged);
 
-/* Note where a thread's scheduler counters stand now that it is back to what
- * it was doing after a sample (our own stop and resume made it run). */
+/* While a thread that was running (state R) is stopped for its sample: note
+ * its scheduler counters. If they have not moved at the next tick, it has
+ * not run a single instruction since its capture (a runnable thread kept
+ * waiting for a CPU): its sample is repeated and it is not stopped. */
+void tracee__stopped_base(struct tracee *t, struct tthread *th);
+
+/* Note where a thread's scheduler counters stand now that its sample is
+ * done: those read during its stop for a running thread; for a blocked
+ * one, those of now, when it is back to sleeping where it was (our own
+ * stop and resume made it run). */
 void tracee__settled(struct tracee *t, struct tthread *th);
 
 struct tthread *tracee__find(struct tracee *t, pid_t tid);
