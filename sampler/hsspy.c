@@ -41,7 +41,8 @@ static void record_usage(FILE *f)
     const struct writer *const *w = writer__all();
     fprintf(f,
             "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--sort acc|own]\n"
-            "                    [--threads] [--idle] [-q] (-p PID | -- CMD [ARGS...])\n"
+            "                    [--threads] [--idle] [--no-realtime] [-q]\n"
+            "                    (-p PID | -- CMD [ARGS...])\n"
             "\n"
             "Sample every thread of a process and write a profile.\n"
             "\n"
