@@ -1,25 +1,34 @@
 -- bench: the workload of `make bench`. A FIXED amount of work (not a fixed
 -- time), so that its wall time is the figure: alone, under hsspy, under
 -- perf, or built with -prof. Run with +RTS -N2; about 8 OS threads:
---   main (bound)         pure Haskell compute (nfib), then waits
---   2 forkIO threads     pure compute; allocation (Data.Map inserts, so GC)
---   forkOS "unsafe"      busy C through an unsafe call (capability held)
+--   main (bound)         pure Haskell compute (nfib)
+--   forkIO "compute"     pure Haskell compute
+--   forkIO "alloc"       allocation (Data.Map inserts, so GC)
+--   forkOS "unsafe"      busy C through unsafe calls (capability held)
 --   forkOS "safe"        busy C through a safe call (capability released)
 --   forkIO "sleeper"     short sleeps through a safe call (its OS thread
 --                        blocks, another worker takes the capability)
 --   and the runtime's own: a worker per capability, the ticker, the IO and
 --   timer managers.
--- Usage: bench [-v] [SCALE [ROUNDS]]. SCALE multiplies the work (1: about 3-4 s
--- alone on 2 CPUs); ROUNDS repeats it (0: forever, for long recordings).
--- Prints "elapsed_ms N" per round (its own monotonic clock, from the forks
--- to the last join: excludes start-up and exit, and -prof's file writing);
--- -v also prints when each thread finished, on stderr.
+-- The busy threads share one budget of work units, each about a millisecond
+-- of CPU of its kind, and claim them one at a time until none are left: the
+-- total work is fixed, and they all finish within a unit of each other, so
+-- the wall time is the work over the CPU the program gets, whichever thread
+-- the scheduler happens to favour (with a fixed share per thread, the last
+-- one to finish decided, and that varied by 20% from run to run).
+-- Usage: bench [-v] [SCALE [ROUNDS]]. SCALE multiplies the work (1: 6000
+-- units, about 3 s alone on 2 idle CPUs); ROUNDS repeats it (0: forever,
+-- for long recordings). Prints "elapsed_ms N" per round (its own monotonic
+-- clock, from the forks to the last join: excludes start-up and exit, and
+-- -prof's file writing); -v also prints each thread's units and when it
+-- finished, on stderr; -c what one unit of each kind costs, run alone.
 {-# LANGUAGE ForeignFunctionInterface, BangPatterns #-}
 module Main (main) where
 
 import Control.Concurrent
 import Control.Exception (evaluate)
 import Control.Monad
+import Data.IORef
 import qualified Data.Map.Strict as M
 import System.Environment (getArgs)
 import System.IO
@@ -37,46 +46,55 @@ buildMap :: Int -> Int -> Int
 buildMap salt n =
   M.foldl' (+) 0 (foldr (\k m -> M.insert ((k * 7919 + salt) `mod` n) k m) M.empty [1 .. n])
 
--- act 0, act 1, ... act (n-1), each result forced.
-times :: Int -> (Int -> IO Int) -> IO Int
-times n act = go 0 0
-  where
-    go !acc i
-      | i >= n = return acc
-      | otherwise = do
-          r <- act i
-          go (acc + r) (i + 1)
+-- One unit of each kind of work, about a millisecond of CPU each (on the
+-- machine the README's figures come from); i varies the arguments so that
+-- GHC cannot compute any of it once and for all.
+computeUnit, allocUnit, unsafeUnit, safeUnit :: Int -> IO Int
+computeUnit i = evaluate (nfib (27 + i `mod` 2))
+allocUnit i = evaluate (buildMap i 6000)
+-- ten short unsafe calls (0.1 ms each, like a hash or a copy), with a little
+-- allocation between them, so this thread reaches points where the RTS can
+-- stop it for a GC (a loop of unsafe calls alone never does, and stalls
+-- every other capability at the next GC)
+unsafeUnit i = foldM (\acc k -> do
+  r <- spinUnsafe 90000
+  s <- evaluate (sum [1 .. (i + k) `mod` 50])
+  return (acc + r + s)) 0 [1 .. 10 :: Int]
+safeUnit _ = spinSafe 900000
 
-compute, alloc, unsafeC, safeC, sleeper :: Int -> IO Int
-compute scale = times (150 * scale) (\i -> evaluate (nfib (29 + i `mod` 3)))
-alloc scale = times (48 * scale) (\i -> evaluate (buildMap i 20000))
--- (the list allocates between calls, so this thread reaches points where the
--- RTS can stop it for a GC; a loop of unsafe calls alone never does. Each
--- call is short, about 0.1 ms, like a hash or a copy: a long unsafe call
--- stalls every other capability at the next GC, and with it the figures.)
-unsafeC scale = times (12000 * scale) (\i -> do
-  r <- spinUnsafe 100000
-  s <- evaluate (sum [1 .. i `mod` 50])
-  return (r + s))
-safeC scale = times (800 * scale) (\_ -> spinSafe 1500000)
-sleeper scale = times (800 * scale) (\_ -> sleepSafe 500 >> return 1)
+-- Claim units from the budget until none are left; how many this thread did.
+worker :: IORef Int -> (Int -> IO Int) -> IO (Int, Int)
+worker budget unit = go 0 0
+  where
+    go !n !acc = do
+      more <- atomicModifyIORef' budget (\b -> (b - 1, b > 0))
+      if more
+        then unit n >>= \r -> go (n + 1) (acc + r)
+        else return (n, acc)
 
 round' :: Bool -> Int -> IO Int
 round' verbose scale = do
+  budget <- newIORef (6000 * scale)
+  done <- newIORef []
   t0 <- nowNs
-  let finished name r = do
+  let finished name (n, r) = do
         t <- nowNs
-        when verbose $ hPrintf stderr "  %-8s done at %.1f ms\n" name (ms t0 t)
+        atomicModifyIORef' done (\l -> ((t, name, n) : l, ()))
         return r
-  dones <- forM [ (forkIO, "compute", compute), (forkIO, "alloc", alloc)
-                , (forkOS, "unsafe", unsafeC), (forkOS, "safe", safeC)
-                , (forkIO, "sleeper", sleeper) ] $ \(fork, name, work) -> do
+      sleeper = foldM (\acc _ -> sleepSafe 500 >> return (acc + 1)) 0 [1 .. 400 * scale]
+  dones <- forM [ (forkIO, "compute", worker budget computeUnit)
+                , (forkIO, "alloc", worker budget allocUnit)
+                , (forkOS, "unsafe", worker budget unsafeUnit)
+                , (forkOS, "safe", worker budget safeUnit)
+                , (forkIO, "sleeper", (,) 0 <$> sleeper) ] $ \(fork, name, work) -> do
     v <- newEmptyMVar
-    _ <- fork (work scale >>= evaluate >>= finished name >>= putMVar v)
+    _ <- fork (work >>= finished name >>= evaluate >>= putMVar v)
     return v
-  mine <- compute scale >>= finished "main"
+  mine <- worker budget computeUnit >>= finished "main"
   rs <- mapM takeMVar dones
   t1 <- nowNs
+  when verbose $ readIORef done >>= mapM_ (\(t, name, n) ->
+    hPrintf stderr "  %-8s %5d units, done at %.1f ms\n" (name :: String) n (ms t0 t)) . reverse
   printf "elapsed_ms %.1f\n" (ms t0 t1)
   hFlush stdout
   return (mine + sum rs)
@@ -84,9 +102,23 @@ round' verbose scale = do
     ms :: Int -> Int -> Double
     ms a b = fromIntegral (b - a) / 1e6
 
+-- -c: what one unit of each kind costs, run alone on the main thread.
+calibrate :: IO ()
+calibrate = forM_ [ ("compute", computeUnit), ("alloc", allocUnit)
+                  , ("unsafe", unsafeUnit), ("safe", safeUnit) ] $ \(name, unit) -> do
+  t0 <- nowNs
+  r <- foldM (\acc i -> (+ acc) <$> unit i) 0 [1 .. 500]
+  t1 <- nowNs
+  printf "%-8s %.3f ms per unit (%d)\n" (name :: String)
+    (fromIntegral (t1 - t0) / 500 / 1e6 :: Double) (r `mod` 10)
+
 main :: IO ()
 main = do
   args <- getArgs
+  if "-c" `elem` args then calibrate else run args
+
+run :: [String] -> IO ()
+run args = do
   let verbose = "-v" `elem` args
       (scale, rounds) = case filter (/= "-v") args of
         [s] -> (read s, 1)
