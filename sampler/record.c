@@ -459,6 +459,15 @@ static bool realtime(bool on)
     return sched_setscheduler(0, on ? SCHED_FIFO | SCHED_RESET_ON_FORK : SCHED_OTHER, &sp) == 0;
 }
 
+static uint64_t self_cpu_ns(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) < 0)
+        return 0;
+    return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+           (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+}
+
 static void finish_threads(struct recorder *r)
 {
     /* Threads name themselves after they start (GHC's "ghc_ticker", "prog:w");
@@ -544,6 +553,10 @@ int record__run(const struct record_opts *o)
     tracee__on_stop(&r.t, on_stop, &r);
     r.progress = !o->snapshot && !log__quiet() && o->output && strcmp(o->output, "-") != 0 &&
                  isatty(STDERR_FILENO);
+    /* hsspy's own CPU while recording: the loop's, not attaching's (reading
+     * the target's symbols, which at a low rate would count for more than
+     * the sampling). */
+    uint64_t cpu_before = self_cpu_ns();
     if (o->snapshot) {
         snapshot(&r);
     } else {
@@ -554,10 +567,7 @@ int record__run(const struct record_opts *o)
     }
     progress(&r, tracee__now_ns(), true);
     r.p.duration_ns = tracee__now_ns() - r.t0_ns;
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        r.p.self_cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
-                          (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+    r.p.self_cpu_ns = self_cpu_ns() - cpu_before;
     if (r.t.execed)
         log__info("pid %d called exec: the program changed, recording stops here", (int)pid);
     finish_threads(&r);

@@ -417,6 +417,14 @@ void tracee__settled(struct tracee *t, struct tthread *th)
     th->has_base = proc__schedstat(th->sched_fd, &th->base_run_ns, &th->base_slices) == 0;
 }
 
+static long ncpus(void)
+{
+    static long n;
+    if (!n)
+        n = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+    return n;
+}
+
 int tracee__interrupt(struct tracee *t, bool skip_unchanged)
 {
     int n = 0;
@@ -466,10 +474,14 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
             t->st.soft_samples++;
         }
     }
-    /* Whether anything else waits for a CPU (see tracee__collect). */
-    if (t->loadavg_fd == 0)
-        t->loadavg_fd = proc__open_loadavg();
-    t->machine_running = proc__running(t->loadavg_fd);
+    /* Whether anything else takes the CPUs (see tracee__collect); not
+     * worth a read when the target's own runnable threads take them all. */
+    t->machine_running = 0;
+    if (t->runnable < ncpus()) {
+        if (t->loadavg_fd == 0)
+            t->loadavg_fd = proc__open_loadavg();
+        t->machine_running = proc__running(t->loadavg_fd);
+    }
     now = tracee__now_ns();
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
@@ -497,13 +509,6 @@ static size_t count_wanted(const struct tracee *t)
     return n;
 }
 
-static long ncpus(void)
-{
-    static long n;
-    if (!n)
-        n = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
-    return n;
-}
 
 int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, int *sig_out)
 {
@@ -513,7 +518,8 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
      * anything else), polling takes one from a thread that needs it. The
      * machine's count includes hsspy itself and the target's runnable
      * threads; when unknown, the target's alone decide. */
-    bool spin = t->machine_running > 0 ? t->machine_running <= ncpus() : t->runnable < ncpus();
+    bool spin = t->runnable < ncpus() &&
+                (t->machine_running <= 0 || t->machine_running <= ncpus());
     size_t wanted;
 
     uint64_t quiet_until = spin_from + quiet_ns;

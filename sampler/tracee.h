@@ -105,7 +105,8 @@ struct tracee {
     bool execed;     /* it called execve: symbols no longer apply */
     long runnable;   /* threads in state R at the last interrupt */
     int loadavg_fd;  /* /proc/loadavg, kept open (0: not yet opened) */
-    long machine_running; /* threads running on the machine at the last interrupt */
+    long machine_running; /* threads running on the machine at the last interrupt
+                           * (0: not read, the target's own took every CPU) */
     bool collecting; /* inside tracee__collect (stops then are on time) */
     struct tracee_stats st;
 };
