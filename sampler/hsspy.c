@@ -36,9 +36,16 @@ static void usage(FILE *f)
             "  hsspy --version           the version\n");
 }
 
-static void record_usage(FILE *f)
+/* The -f list, as the writers describe themselves. */
+static void formats_usage(FILE *f)
 {
     const struct writer *const *w = writer__all();
+    for (size_t i = 0; w[i]; i++)
+        fprintf(f, "                          %-10s %s\n", w[i]->name, w[i]->help);
+}
+
+static void record_usage(FILE *f)
+{
     fprintf(f,
             "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--sort acc|own]\n"
             "                    [--threads] [--idle] [-q] (-p PID | -- CMD [ARGS...])\n"
@@ -52,8 +59,7 @@ static void record_usage(FILE *f)
             "                        until Ctrl-C or the target exits)\n"
             "  -o, --output FILE     write to FILE (default: standard output)\n"
             "  -f, --format FORMAT   output format (default folded):\n");
-    for (size_t i = 0; w[i]; i++)
-        fprintf(f, "                          %-10s %s\n", w[i]->name, w[i]->help);
+    formats_usage(f);
     fprintf(f,
             "      --sort acc|own    -f calls: order functions by samples anywhere on the\n"
             "                        stack (acc, default) or as the leaf (own)\n"
@@ -274,7 +280,6 @@ static int cmd_dump(int argc, char **argv)
 
 static void report_usage(FILE *f)
 {
-    const struct writer *const *w = writer__all();
     fprintf(f, "usage: hsspy report [-f FORMAT] [-o FILE] [--threads] [--idle] [--sort acc|own]\n"
                "                    FILE\n"
                "\n"
@@ -283,8 +288,7 @@ static void report_usage(FILE *f)
                "recording's), and write it in any format.\n"
                "\n"
                "  -f, --format FORMAT   output format (default report):\n");
-    for (size_t i = 0; w[i]; i++)
-        fprintf(f, "                          %-9s %s\n", w[i]->name, w[i]->help);
+    formats_usage(f);
     fprintf(f, "  -o, --output FILE     write to FILE (default: standard output)\n"
                "      --threads         a root frame per OS thread\n"
                "      --idle            keep samples of idle threads\n"
