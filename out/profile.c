@@ -313,17 +313,22 @@ uint64_t hist__quantile(const struct hist *h, double q)
 
 void profile__name_roles(struct profile *p)
 {
+    /* One pass over the samples (a live view does this every second). */
+    struct votes { uint64_t roles[ROLE__COUNT], caps[256]; } *v =
+        calloc(p->nthreads ? p->nthreads : 1, sizeof *v);
+    if (!v)
+        return; /* the roles stay as they were: a cosmetic loss */
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const struct prof_sample *s = &p->samples[i];
+        if (s->thread >= p->nthreads)
+            continue;
+        if (s->role < ROLE__COUNT)
+            v[s->thread].roles[s->role]++;
+        if (s->cap >= 0 && s->cap < 256)
+            v[s->thread].caps[s->cap]++;
+    }
     for (size_t t = 0; t < p->nthreads; t++) {
-        uint64_t roles[ROLE__COUNT] = {0}, caps[256] = {0};
-        for (size_t i = 0; i < p->nsamples; i++) {
-            const struct prof_sample *s = &p->samples[i];
-            if (s->thread != t)
-                continue;
-            if (s->role < ROLE__COUNT)
-                roles[s->role]++;
-            if (s->cap >= 0 && s->cap < 256)
-                caps[s->cap]++;
-        }
+        const uint64_t *roles = v[t].roles, *caps = v[t].caps;
         int best = ROLE_NONE, cap = 0;
         for (int k = 1; k < ROLE__COUNT; k++)
             if (roles[k] > roles[best])
@@ -343,4 +348,5 @@ void profile__name_roles(struct profile *p)
         else
             snprintf(th->role, sizeof th->role, "%s", what);
     }
+    free(v);
 }
