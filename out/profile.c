@@ -113,6 +113,22 @@ static int rehash_frames(struct profile *p)
     return 0;
 }
 
+/* Once naming has begun, every frame has a slot for its name (zero, shown
+ * as "[unknown]", until profile__symbolize_new names it), so a live view
+ * can intern frames and read names in any order. */
+static int room_for_names(struct profile *p, size_t n)
+{
+    if (n <= p->cap_syms)
+        return 0;
+    struct frame_sym *v = realloc(p->syms, n * sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    memset(v + p->cap_syms, 0, (n - p->cap_syms) * sizeof *v);
+    p->syms = v;
+    p->cap_syms = n;
+    return 0;
+}
+
 static int64_t intern_frame(struct profile *p, const struct raw_frame *f)
 {
     size_t mask = p->frame_hash_size - 1;
@@ -123,6 +139,8 @@ static int64_t intern_frame(struct profile *p, const struct raw_frame *f)
             return p->frame_hash[h];
     }
     if (grow((void **)&p->frames, &p->cap_frames, p->nframes + 1, sizeof *p->frames) < 0)
+        return -1;
+    if (p->syms && room_for_names(p, p->cap_frames) < 0)
         return -1;
     p->frames[p->nframes] = *f;
     p->frame_hash[h] = (uint32_t)p->nframes;
@@ -203,15 +221,34 @@ int profile__add(struct profile *p, const struct prof_sample *s)
     return 0;
 }
 
-int profile__symbolize(struct profile *p, struct modset *ms)
+/* Does this frame point at code no module known yet covers? */
+static bool unmapped(const struct modset *ms, const struct raw_frame *f)
 {
-    p->syms = calloc(p->nframes ? p->nframes : 1, sizeof *p->syms);
-    if (!p->syms)
+    if (f->kind == FK_INVALID || f->kind == FK_TRUNCATED || f->addr == 0)
+        return false;
+    return !modset__find(ms, f->kind == FK_RET ? f->addr - 1 : f->addr);
+}
+
+int profile__symbolize_new(struct profile *p, struct modset *ms)
+{
+    if (room_for_names(p, p->cap_frames > p->nframes ? p->cap_frames : p->nframes + 1) < 0)
         return -ENOMEM;
-    for (size_t i = 0; i < p->nframes; i++)
-        if (symbolize__frame(ms, &p->frames[i], &p->syms[i]) < 0)
+    /* The unwinder re-reads the maps when it meets unknown code, but only
+     * so often; a name given now is kept for good, so look once more. */
+    for (size_t i = p->nnamed; i < p->nframes; i++)
+        if (unmapped(ms, &p->frames[i])) {
+            modset__refresh(ms, true);
+            break;
+        }
+    for (; p->nnamed < p->nframes; p->nnamed++)
+        if (symbolize__frame(ms, &p->frames[p->nnamed], &p->syms[p->nnamed]) < 0)
             return -ENOMEM;
     return 0;
+}
+
+int profile__symbolize(struct profile *p, struct modset *ms)
+{
+    return profile__symbolize_new(p, ms);
 }
 
 int profile__keep_modules(struct profile *p, const struct modset *ms)

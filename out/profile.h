@@ -3,8 +3,9 @@
  * Frames (address + kind) and stacks (lists of frame ids, innermost first)
  * are interned, so a sample is a few integers: when, which thread, which
  * stack, which tag, which /proc state. After recording, profile__symbolize
- * names every distinct frame once. Writers read a profile and never touch the
- * target.
+ * names every distinct frame once; a live view (hsspy top) names the frames
+ * that are new since its last look with profile__symbolize_new. Writers read
+ * a profile and never touch the target.
  */
 #ifndef HSSPY_PROFILE_H
 #define HSSPY_PROFILE_H
@@ -102,7 +103,10 @@ struct profile {
     size_t nframes, cap_frames;
     uint32_t *frame_hash;
     size_t frame_hash_size;
-    struct frame_sym *syms; /* nframes entries after profile__symbolize */
+    /* Names of the frames, once naming has begun: room for every frame
+     * (grown with frames), the first nnamed named, the others zero. */
+    struct frame_sym *syms;
+    size_t nnamed, cap_syms;
 
     uint32_t *ids;      /* all stacks' frame ids, concatenated */
     size_t nids, cap_ids;
@@ -124,7 +128,13 @@ int64_t profile__stack(struct profile *p, const struct raw_frame *f, int n);
 /* Record a sample. 0 or -ENOMEM. */
 int profile__add(struct profile *p, const struct prof_sample *s);
 
-/* Name every frame (once each). */
+/* Name every frame not named yet, each once: after a recording, all of
+ * them; in a live view, those new since the last call. A frame whose address
+ * no known module covers makes ms re-read the process's maps first (once per
+ * call), so a library loaded since the last look is named. 0 or -ENOMEM. */
+int profile__symbolize_new(struct profile *p, struct modset *ms);
+
+/* Name every frame (once each): profile__symbolize_new, for a recording. */
 int profile__symbolize(struct profile *p, struct modset *ms);
 
 /* Keep the list of modules of ms in the profile (for raw files). */
