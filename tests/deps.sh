@@ -8,8 +8,9 @@
 set -eu
 
 # python3: tests/functional/c_trace.sh reads -f trace's JSON with a real parser.
+# tmux: tests/functional/top.sh drives hsspy top through a real terminal.
 PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev ghc ghc-prof gdb procps bc util-linux
-valgrind libxml2-utils python3"
+valgrind libxml2-utils python3 tmux"
 OPTIONAL="chromium"
 
 missing_of() {
