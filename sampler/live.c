@@ -49,6 +49,7 @@ static enum live_action on_poll(void *arg)
     struct live *l = arg;
     enum live_action a = LIVE_GO;
     int k, rows, cols;
+    term__flush();
     while ((k = term__key()) >= 0) {
         switch (k) {
         case 'q':
@@ -106,7 +107,7 @@ int live__run(const struct live_opts *o)
         .live = &hooks,
     };
     int rc = record__run(&ro);
-    term__leave(); /* (done already, unless record__run failed oddly) */
+    term__release(); /* the target is detached: the terminal may take its time */
     top__free(l.view);
     if (l.failed) {
         log__error("out of memory: the view stopped");

@@ -1,11 +1,13 @@
 # top - `hsspy top` in a real terminal (a tmux pane of fixed size): the
 # header, `leaf` leading the functions of a two-thread C program by own
 # share, the per-thread view with each thread's own section, a screen that
-# follows a resize, and a GHC program's tag mix. q, Ctrl-C and SIGTERM each
-# end it with status 0, the terminal's modes as they were, the alternate
-# screen left (the shell shows again), and the target running, not traced,
-# and exiting normally later. Without a terminal it refuses in one line and
-# does not touch the target.
+# follows a resize and is not stopped by Ctrl-S, and a GHC program's tag
+# mix. q, Ctrl-C and SIGTERM each end it with status 0, the terminal's
+# modes as they were, the alternate screen left (the shell shows again),
+# and the target running, not traced, and exiting normally later. On a
+# terminal that takes no output it does not block (SIGTERM still ends it
+# at once). Without a terminal it refuses in one line and does not touch
+# the target.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -53,6 +55,8 @@ wait_screen() {
 alt_screen() { tm display-message -p -t top '#{alternate_on}' 2>/dev/null; }
 # The own and total shares on the first row of function NAME in FILE.
 shares_of() { awk -v n="$1" 'NF == 3 && $3 == n && $1 ~ /^[0-9.]+$/ { print $1, $2; exit }' "$2"; }
+# The time since the start, as the header on the screen says it.
+elapsed() { sed -n '2s/.* | \([0-9.]*\) s | .*/\1/p' "$T/screen"; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 shown() { tr '\n' '|' <"$T/screen" | sed 's/||*/|/g' | cut -c1-1500; }
 
@@ -136,6 +140,15 @@ else
     check "outer-total-share" "outer own ${own:-none} total ${total:-none}: $(shown)" \
         ge "${total:-0}" 90
 
+    # Ctrl-S (XOFF) does not stop the view: hsspy would be stuck with it.
+    t0=$(elapsed)
+    tm send-keys -t top C-s 2>/dev/null
+    sleep 2.2
+    screen
+    t1=$(elapsed)
+    check "ctrl-s-no-freeze" "elapsed time '$t0' then '$t1' 2.2 s after Ctrl-S" \
+        ge "${t1:-0}" "$(awk -v t="${t0:-99999}" 'BEGIN { print t + 1 }')"
+
     # t: one section per thread, each with leaf as its leading function.
     tm send-keys -t top t 2>/dev/null
     wait_screen "^tid $a_main \\(chains\\).*% of the samples shown" 5 &&
@@ -180,7 +193,7 @@ fi
 # 3. A GHC program: the tag mix, its C function leading by own share; then
 # SIGTERM.
 if [ -n "$prog" ]; then
-    bg "$prog" 10
+    bg "$prog" 8
     g=$!
 fi
 if [ -z "$prog" ]; then
@@ -190,7 +203,7 @@ elif ! run_top sigterm -p "$g"; then
 else
     wait_screen '\| ([2-9]|[1-9][0-9]+)\.[0-9] s \|' 10
     check "ghc-header" "first line: $(head -n1 "$T/screen")" \
-        grep -E -q "^hsspy top - pid $g: .*unsafe_leaf 10  GHC 9\\.0\\.2\$" "$T/screen"
+        grep -E -q "^hsspy top - pid $g: .*unsafe_leaf 8  GHC 9\\.0\\.2\$" "$T/screen"
     tags=$(grep -E '^tags: haskell [0-9.]+% unsafe-ffi [0-9.]+% safe-ffi [0-9.]+% gc [0-9.]+% rts [0-9.]+% idle [0-9.]+%$' "$T/screen")
     # One thread spins in the unsafe call; the runtime's other threads idle.
     ffi=$(sed -n 's/.* unsafe-ffi \([0-9.]*\)%.*/\1/p' <<<"$tags")
@@ -206,6 +219,45 @@ else
     ended sigterm "$g"
 fi
 
+# 4. A terminal that takes nothing (its output suspended, as a stuck link
+# would be): hsspy must not block writing to it, or the target's new
+# threads and signals would wait for it, and SIGTERM would not end it.
+cat >"$T/stuck.py" <<'EOF'
+import fcntl, os, pty, signal, struct, subprocess, sys, termios, time
+hsspy, pid = sys.argv[1], sys.argv[2]
+master, slave = pty.openpty()
+fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+def controlling():
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+p = subprocess.Popen([hsspy, "top", "-p", pid], stdin=slave, stdout=slave,
+                     stderr=subprocess.DEVNULL, start_new_session=True,
+                     preexec_fn=controlling, env=dict(os.environ, TERM="xterm"))
+time.sleep(1.5)
+termios.tcflow(slave, termios.TCOOFF)
+time.sleep(2)
+t0 = time.monotonic()
+p.send_signal(signal.SIGTERM)
+try:
+    rc = p.wait(timeout=10)
+except subprocess.TimeoutExpired:
+    p.kill()
+    p.wait()
+    rc = "none: killed after 10 s"
+print("rc=%s took=%.1f" % (rc, time.monotonic() - t0))
+EOF
+bg "$W/chains" 7 >"$T/c.out"
+c=$!
+wait_for_line "$T/c.out" '^worker [0-9]+' || fail "setup-c" "the chains workload did not start"
+out=$(python3 "$T/stuck.py" "$HSSPY" "$c" 2>&1)
+took=$(sed -n 's/.* took=//p' <<<"$out")
+if grep -q '^rc=0 ' <<<"$out" && ge 2 "${took:-99}"; then
+    pass "stuck-terminal"
+else
+    fail "stuck-terminal" "SIGTERM to hsspy top on a suspended terminal: $out"
+fi
+check "stuck-terminal-target" "TracerPid '$(tracer_of "$c")' after it ended" \
+    test "$(tracer_of "$c")" = 0
+
 # Every target ends on its own, normally.
 wait "$a"
 check_status "target-a-exits-normally" $?
@@ -215,3 +267,5 @@ if [ -n "$prog" ]; then
     wait "$g"
     check_status "ghc-target-exits-normally" $?
 fi
+wait "$c"
+check_status "target-c-exits-normally" $?
