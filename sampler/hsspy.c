@@ -245,7 +245,7 @@ static void top_usage(FILE *f)
                "             and its own top functions)\n"
                "  s          sort by own or by total share\n"
                "  a          recent window or all-time counts\n"
-               "  space      redraw now\n"
+               "  space      redraw now (so does Ctrl-L)\n"
                "\n"
                "It needs a terminal on standard input and output; the terminal is put\n"
                "back as it was however top ends. The process keeps running whatever\n"
