@@ -529,7 +529,7 @@ int record__run(const struct record_opts *o)
         r.p.self_cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
                           (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
     if (o->live)
-        o->live->stop(o->live->arg); /* the terminal back before anything is said */
+        o->live->stop(o->live->arg); /* the terminal back as soon as sampling ends */
     if (r.t.execed)
         log__info("pid %d called exec: the program changed, recording stops here", (int)pid);
     finish_threads(&r);
