@@ -8,6 +8,12 @@
 
 #include "out/writer.h"
 
+/* What a GHC sample's Haskell part is (--stack). */
+enum stack_mode {
+    STACK_STG, /* the STG stack's frames (the default) */
+    STACK_CCS, /* the current cost-centre stack (a -prof program) */
+};
+
 struct record_opts {
     double rate_hz;     /* -F */
     double duration_s;  /* -d, 0 = until Ctrl-C or exit */
@@ -21,6 +27,7 @@ struct record_opts {
     size_t stack_bytes; /* C stack copied per thread per sample */
     bool snapshot;      /* one sample of every thread, exact stacks (dump) */
     const char *save_dir; /* --save-captures: raw captures for the fuzzer */
+    enum stack_mode stack; /* --stack */
 };
 
 /* Run a recording; returns the process exit code (0 on success). */
