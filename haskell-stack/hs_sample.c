@@ -70,8 +70,9 @@ static void haskell_frames(struct rts *r, struct unwinder *uw, const struct memi
 }
 
 /* --stack ccs: the Haskell side is the thread's cost-centre stack instead,
- * innermost cost centre first (it needs no Sp, nor the C unwind to have
- * reached Haskell). */
+ * innermost cost centre first. It needs no Sp, but is added only where the
+ * STG frames would be: a C stack that never reached Haskell is an error
+ * sample either way. */
 static void ccs_frames(struct rts *r, const struct rts_view *v, struct raw_frame *out, int max,
                        struct hs_sample *res)
 {
@@ -110,7 +111,8 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
         if (events)
             res->role = code_ranges__has(&r->epoll, ur.hs_pc - 1) ? ROLE_IO_MANAGER
                                                                   : ROLE_TIMER_MANAGER;
-        if (ur.reached_haskell && res->n < max)
+        /* (Its cost-centre stack is in its TSO, which is not known.) */
+        if (ur.reached_haskell && res->n < max && !r->ccs)
             out[res->n++] = (struct raw_frame){ur.hs_pc, FK_RET, 0};
         return;
     }
@@ -153,8 +155,6 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
             res->tag = TAG_UNSAFE_FFI;
             if (res->err == WE_NONE)
                 res->err = ur.error ? WE_C_UNWIND : WE_NO_SP;
-            if (r->ccs)
-                ccs_frames(r, &v, out, max, res);
             return;
         }
         res->tag = ur.hs_is_leaf ? TAG_HASKELL : TAG_UNSAFE_FFI;
@@ -178,13 +178,15 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
             res->role = code_ranges__has(&r->epoll, ur.hs_pc - 1) ? ROLE_IO_MANAGER
                                                                   : ROLE_TIMER_MANAGER;
         }
-        if (!ur.reached_haskell && res->err == WE_NONE)
-            res->err = ur.error ? WE_C_UNWIND : WE_NO_SP;
-        if (r->ccs)
+        if (!ur.reached_haskell) {
+            if (res->err == WE_NONE)
+                res->err = ur.error ? WE_C_UNWIND : WE_NO_SP;
+        } else if (r->ccs) {
             ccs_frames(r, &v, out, max, res);
-        else if (ur.reached_haskell)
+        } else {
             haskell_frames(r, uw, img, ur.hs_pc, false, v.saved_sp, v.stack, STG_EXACT, out,
                            max, res);
+        }
         return;
     }
     res->role = ROLE_IDLE_WORKER;
