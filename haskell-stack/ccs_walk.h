@@ -32,8 +32,9 @@
 #include "haskell-stack/rts_layout.h"
 #include "sampler/sample.h"
 
-/* Deeper stacks end in FK_TRUNCATED (GHC drops a push of a cost centre
- * already on the stack, so depth is bounded by nesting, not recursion). */
+/* Deeper stacks end in FK_TRUNCATED (pushing a cost centre already on the
+ * stack returns that earlier stack, rts/Profiling.c RECURSION_TRUNCATES:
+ * depth is bounded by nesting of distinct cost centres, not recursion). */
 #define CCS_WALK__MAX_DEPTH 256
 /* Nodes kept; past this the walk reads what it does not hold. */
 #define CCS_WALK__MAX_CACHE (1u << 20)
