@@ -462,11 +462,22 @@ static void log_not_profiled(const char *prog, bool ghc)
                    prog);
 }
 
+static bool has_symtab(Elf *elf)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while ((scn = elf_nextscn(elf, scn)) != NULL)
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+            return true;
+    return false;
+}
+
 /* --stack ccs on a program that has no cost centres: one line, before
  * touching it. The executable (the command as execvp finds it, or
  * /proc/PID/exe) must be GHC code with CCS_MAIN, which only the profiled
- * RTS defines. -1 after the error; 0 if it is one, or if the file cannot be
- * read here (the RTS symbols decide once attached). */
+ * RTS defines. -1 after the error; 0 if it is one, or if that cannot be
+ * told from the file (unreadable, or stripped: rts__attach then says what
+ * it can). */
 static int check_profiled(const struct record_opts *o)
 {
     char path[PATH_MAX + 32], shown[PATH_MAX];
@@ -487,8 +498,9 @@ static int check_profiled(const struct record_opts *o)
     if (module__open_file(&m, path, 0, 0, 0) < 0)
         return 0;
     bool ghc = m.is_haskell, prof = ghc && module__find_symbol(&m, "CCS_MAIN", &sym);
+    bool stripped = ghc && !prof && !has_symtab(m.elf);
     module__close(&m);
-    if (prof)
+    if (prof || stripped)
         return 0;
     log_not_profiled(shown, ghc);
     return -1;
@@ -562,8 +574,10 @@ int record__run(const struct record_opts *o)
     }
     tracee__drain(&r.t);
     if (o->stack == STACK_CCS) {
-        if (!r.rts.ghc || !r.rts.profiled) {
-            /* (Only if its file could not be read before: see check_profiled.) */
+        /* (Only if its file could not be read before: see check_profiled.
+         * A GHC program whose RTS symbols are missing was warned about and
+         * gets its C stacks, as with --stack stg.) */
+        if (!r.rts.ghc || (r.rts.L && !r.rts.profiled)) {
             log_not_profiled(o->argv ? o->argv[0] : r.ms.main ? r.ms.main->path : "the program",
                              r.rts.ghc);
             if (r.p.launched)
