@@ -3,8 +3,9 @@
  * Frames (address + kind) and stacks (lists of frame ids, innermost first)
  * are interned, so a sample is a few integers: when, which thread, which
  * stack, which tag, which /proc state. After recording, profile__symbolize
- * names every distinct frame once. Writers read a profile and never touch the
- * target.
+ * names every distinct frame once; a live view (hsspy top) names the frames
+ * that are new since its last look with profile__symbolize_new. Writers read
+ * a profile and never touch the target.
  */
 #ifndef HSSPY_PROFILE_H
 #define HSSPY_PROFILE_H
@@ -125,10 +126,14 @@ struct profile {
     size_t nframes, cap_frames;
     uint32_t *frame_hash;
     size_t frame_hash_size;
-    struct frame_sym *syms; /* nframes entries after profile__symbolize */
-    struct prof_object *objects; /* those the frames are in, after profile__symbolize */
-    size_t nobjects;
-    uint32_t *frame_object; /* per frame: index + 1 into objects, 0 if none (or NULL) */
+    /* Names of the frames, once naming has begun: room for every frame
+     * (grown with frames), the first nnamed named, the others zero; and
+     * per frame the object it is in (index + 1 into objects, 0 if none). */
+    struct frame_sym *syms;
+    uint32_t *frame_object;
+    size_t nnamed, cap_syms;
+    struct prof_object *objects; /* those the named frames are in */
+    size_t nobjects, cap_objects;
 
     uint32_t *ids;      /* all stacks' frame ids, concatenated */
     size_t nids, cap_ids;
@@ -150,7 +155,14 @@ int64_t profile__stack(struct profile *p, const struct raw_frame *f, int n);
 /* Record a sample. 0 or -ENOMEM. */
 int profile__add(struct profile *p, const struct prof_sample *s);
 
-/* Name every frame (once each), and note the object each is in. */
+/* Name every frame not named yet, each once: after a recording, all of
+ * them; in a live view, those new since the last call. A frame whose address
+ * no known module covers makes ms re-read the process's maps first (once per
+ * call), so a library loaded since the last look is named; and note the
+ * object each is in. 0 or -ENOMEM. */
+int profile__symbolize_new(struct profile *p, struct modset *ms);
+
+/* Name every frame (once each): profile__symbolize_new, for a recording. */
 int profile__symbolize(struct profile *p, struct modset *ms);
 
 /* Keep the list of modules of ms in the profile (for raw files). */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "out/writer.h"
+#include "sampler/live.h"
 #include "sampler/log.h"
 #include "sampler/record.h"
 #include "sampler/replay.h"
@@ -26,19 +27,28 @@ static void usage(FILE *f)
             "\n"
             "commands:\n"
             "  record    sample a process and write a profile\n"
+            "  top       a live view of where a running process spends its time\n"
             "  dump      print every thread's stack once, now\n"
             "  report    write a saved recording (record -f raw) in any format\n"
             "\n"
             "  hsspy --help              this text\n"
             "  hsspy record --help       options of record\n"
+            "  hsspy top --help          options and keys of top\n"
             "  hsspy dump --help         options of dump\n"
             "  hsspy report --help       options of report\n"
             "  hsspy --version           the version\n");
 }
 
-static void record_usage(FILE *f)
+/* The -f list, as the writers describe themselves. */
+static void formats_usage(FILE *f)
 {
     const struct writer *const *w = writer__all();
+    for (size_t i = 0; w[i]; i++)
+        fprintf(f, "                          %-10s %s\n", w[i]->name, w[i]->help);
+}
+
+static void record_usage(FILE *f)
+{
     fprintf(f,
             "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--sort acc|own]\n"
             "                    [--stack stg|ccs] [--threads] [--idle] [-q]\n"
@@ -53,8 +63,7 @@ static void record_usage(FILE *f)
             "                        until Ctrl-C or the target exits)\n"
             "  -o, --output FILE     write to FILE (default: standard output)\n"
             "  -f, --format FORMAT   output format (default folded):\n");
-    for (size_t i = 0; w[i]; i++)
-        fprintf(f, "                          %-10s %s\n", w[i]->name, w[i]->help);
+    formats_usage(f);
     fprintf(f,
             "      --sort acc|own    -f calls: order functions by samples anywhere on the\n"
             "                        stack (acc, default) or as the leaf (own)\n"
@@ -229,6 +238,83 @@ static int cmd_record(int argc, char **argv)
     return record__run(&o);
 }
 
+static void top_usage(FILE *f)
+{
+    fprintf(f, "usage: hsspy top [-F HZ] [--idle] -p PID\n"
+               "\n"
+               "A live view of a running process, redrawn every second, like top(1):\n"
+               "its functions by own share (samples where the function is the leaf)\n"
+               "and total share (samples with it anywhere on the stack, once however\n"
+               "deep it recurses) and, for a GHC program, the share of each tag\n"
+               "(haskell, unsafe-ffi, safe-ffi, gc, rts, idle, over every sample,\n"
+               "idle ones included). The header gives the target, the rate asked and\n"
+               "achieved, the samples taken and the time since the start.\n"
+               "\n"
+               "Shares are of the recent past: each sample's weight halves every\n"
+               "%.0f s (an exponentially decayed window: the last %.0f s count for 7/8),\n"
+               "so the view follows what the program does now; the a key switches to\n"
+               "all-time counts and back.\n"
+               "\n"
+               "  -p, --pid PID         the process to watch\n"
+               "  -F, --rate HZ         samples per second (default 99; jittered +-10%%)\n"
+               "      --idle            count samples of idle threads in the function\n"
+               "                        lists too; left out by default\n"
+               "  -h, --help            this text\n"
+               "\n"
+               "keys:\n"
+               "  q          quit: detach and leave the process running (so do Ctrl-C\n"
+               "             and SIGTERM)\n"
+               "  t          all threads merged, or one section per thread (busiest\n"
+               "             first: its role, share of the samples, time on CPU, tags\n"
+               "             and its own top functions)\n"
+               "  s          sort by own or by total share\n"
+               "  a          recent window or all-time counts\n"
+               "  space      redraw now (so does Ctrl-L)\n"
+               "\n"
+               "It needs a terminal on standard input and output; the terminal is put\n"
+               "back as it was however top ends. The process keeps running whatever\n"
+               "happens to hsspy.\n",
+            LIVE_HALF_LIFE_S, 3 * LIVE_HALF_LIFE_S);
+}
+
+static int cmd_top(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"pid", required_argument, NULL, 'p'},
+        {"rate", required_argument, NULL, 'F'},
+        {"idle", no_argument, NULL, 'I'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct live_opts o = {.rate_hz = 99};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "p:F:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (parse_pid(optarg, &o.pid) < 0)
+                return 2;
+            break;
+        case 'F':
+            if (parse_double(optarg, &o.rate_hz) < 0 || o.rate_hz < 0.1 || o.rate_hz > 10000) {
+                log__error("-F needs a rate between 0.1 and 10000 samples per second, not '%s'",
+                           optarg);
+                return 2;
+            }
+            break;
+        case 'I': o.idle = true; break;
+        case 'h': top_usage(stdout); return 0;
+        default: return bad_option(argv, "top");
+        }
+    }
+    if (!o.pid || optind < argc) {
+        log__error("top needs -p PID and nothing else (see hsspy top --help)");
+        return 2;
+    }
+    return live__run(&o);
+}
+
 static void dump_usage(FILE *f)
 {
     fprintf(f, "usage: hsspy dump [--json] [-o FILE] [-q] -p PID\n"
@@ -292,7 +378,6 @@ static int cmd_dump(int argc, char **argv)
 
 static void report_usage(FILE *f)
 {
-    const struct writer *const *w = writer__all();
     fprintf(f, "usage: hsspy report [-f FORMAT] [-o FILE] [--threads] [--idle] [--sort acc|own]\n"
                "                    FILE\n"
                "\n"
@@ -301,8 +386,7 @@ static void report_usage(FILE *f)
                "recording's), and write it in any format.\n"
                "\n"
                "  -f, --format FORMAT   output format (default report):\n");
-    for (size_t i = 0; w[i]; i++)
-        fprintf(f, "                          %-9s %s\n", w[i]->name, w[i]->help);
+    formats_usage(f);
     fprintf(f, "  -o, --output FILE     write to FILE (default: standard output)\n"
                "      --threads         a root frame per OS thread\n"
                "      --idle            keep samples of idle threads\n"
@@ -379,6 +463,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "record") == 0)
         return cmd_record(argc - 1, argv + 1);
+    if (strcmp(argv[1], "top") == 0)
+        return cmd_top(argc - 1, argv + 1);
     if (strcmp(argv[1], "dump") == 0)
         return cmd_dump(argc - 1, argv + 1);
     if (strcmp(argv[1], "report") == 0)

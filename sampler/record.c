@@ -3,7 +3,9 @@
  * Each tick: interrupt every thread, capture registers and stack bytes,
  * resume (the target is stopped only for this part), then unwind and walk the
  * captures into raw stacks while the target runs. At the end: detach, name
- * the frames, write the chosen format.
+ * the frames, write the chosen format. A live view (hsspy top) instead has
+ * the frames new since its last look named and the samples handed to it
+ * about once a second, between ticks, and is polled for input meanwhile.
  */
 #define _GNU_SOURCE
 #include "sampler/record.h"
@@ -381,11 +383,73 @@ static void progress(struct recorder *r, uint64_t now, bool last)
     fflush(stderr);
 }
 
+/* How often a live view looks at its input, whatever the sampling rate. */
+#define LIVE_POLL_NS 50000000u
+
+/* Hand the samples taken since the last refresh to the live view, their
+ * frames named (outside any stop: every thread has been resumed), then
+ * drop them: a view that runs for hours keeps its own figures. */
+static enum live_action live_refresh(struct recorder *r)
+{
+    struct profile *p = &r->p;
+    if (profile__symbolize_new(p, &r->ms) < 0) {
+        log__error("out of memory naming frames");
+        return LIVE_STOP;
+    }
+    /* Threads name themselves after they start ("ghc_ticker", "prog:w"). */
+    for (size_t i = 0; i < p->nthreads; i++)
+        if (tracee__find(&r->t, p->threads[i].tid)) {
+            char comm[16];
+            proc__comm(r->t.pid, p->threads[i].tid, comm, sizeof comm);
+            if (strcmp(comm, "?") != 0)
+                memcpy(p->threads[i].comm, comm, sizeof comm);
+        }
+    if (r->rts.ghc)
+        profile__name_roles(p);
+    uint64_t now = tracee__now_ns();
+    enum live_action a = r->o->live->refresh(r->o->live->arg, p, now - r->t0_ns);
+    p->nsamples = 0;
+    return a;
+}
+
+/* Wait for the next tick, handling ptrace events meanwhile; a live view is
+ * polled every LIVE_POLL_NS and refreshed when due. Returns a stopping
+ * signal, or -1 when the live view ends the recording, else 0. */
+static int wait_tick(struct recorder *r, uint64_t when, uint64_t *next_poll,
+                     uint64_t *next_refresh)
+{
+    const struct record_live *lv = r->o->live;
+    for (;;) {
+        uint64_t until = lv && *next_poll < when ? *next_poll : when;
+        int sig = tracee__wait(&r->t, until);
+        if (sig || !lv || r->t.exited || r->t.execed)
+            return sig;
+        uint64_t now = tracee__now_ns();
+        if (now >= *next_poll) {
+            *next_poll = now + LIVE_POLL_NS;
+            enum live_action a = lv->poll(lv->arg);
+            if (a == LIVE_STOP)
+                return -1;
+            if (a == LIVE_REFRESH)
+                *next_refresh = now;
+        }
+        if (now >= *next_refresh) {
+            if (live_refresh(r) == LIVE_STOP)
+                return -1;
+            *next_refresh = tracee__now_ns() + lv->refresh_ns;
+        }
+        if (now >= when)
+            return 0;
+    }
+}
+
 static void loop(struct recorder *r)
 {
     const double period = 1e9 / r->o->rate_hz;
     uint64_t end = r->o->duration_s > 0 ? r->t0_ns + (uint64_t)(r->o->duration_s * 1e9) : 0;
     double next = (double)r->t0_ns;
+    /* A live view is drawn at once (empty), then every refresh_ns. */
+    uint64_t next_poll = r->t0_ns, next_refresh = r->t0_ns;
 
     for (;;) {
         /* Each interval is the period +-10%, so sampling cannot lock onto a
@@ -394,7 +458,9 @@ static void loop(struct recorder *r)
         uint64_t when = (uint64_t)next;
         if (end && when > end)
             when = end;
-        int sig = tracee__wait(&r->t, when);
+        int sig = wait_tick(r, when, &next_poll, &next_refresh);
+        if (sig < 0)
+            return;
         if (sig) {
             log__info("%s: stopping", strsignal(sig));
             return;
@@ -521,7 +587,7 @@ static void finish_threads(struct recorder *r)
 int record__run(const struct record_opts *o)
 {
     struct recorder r;
-    const struct writer *w = writer__find(o->format);
+    const struct writer *w = o->live ? NULL : writer__find(o->format);
     sigset_t set, old;
     FILE *out = NULL;
     int rc = 1;
@@ -529,18 +595,18 @@ int record__run(const struct record_opts *o)
 
     memset(&r, 0, sizeof r);
     r.o = o;
-    if (!w) {
+    if (!w && !o->live) {
         log__error("unknown format '%s' (see hsspy record --help)", o->format);
         return 2;
     }
     /* A binary format would flood a terminal: refuse before touching the
      * target. */
-    if (output__refused(o->output, w))
+    if (w && output__refused(o->output, w))
         return 2;
     if (o->stack == STACK_CCS && check_profiled(o) < 0)
         return 1;
     rng_state = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
-    if (!(out = output__open(o->output, w)))
+    if (w && !(out = output__open(o->output, w)))
         return 1;
     if (profile__init(&r.p) < 0 || capture__init(&r.cap, o->stack_bytes) < 0) {
         log__error("out of memory");
@@ -599,9 +665,13 @@ int record__run(const struct record_opts *o)
                   "profile an unstripped build for names",
                   r.ms.main->path, r.ms.main->name);
 
-    if (!o->snapshot)
+    if (!o->snapshot && !o->live)
         log__info("sampling pid %d at %.0f Hz%s", (int)pid, o->rate_hz,
                   o->duration_s > 0 ? "" : "; Ctrl-C to stop");
+    if (o->live && o->live->start(o->live->arg, &r.p) < 0) {
+        tracee__detach(&r.t, 1000);
+        goto done_signals;
+    }
     r.rts.exact_stacks = o->snapshot;
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
@@ -620,6 +690,8 @@ int record__run(const struct record_opts *o)
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         r.p.self_cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
                           (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+    if (o->live)
+        o->live->stop(o->live->arg); /* the terminal back as soon as sampling ends */
     if (r.t.execed)
         log__info("pid %d called exec: the program changed, recording stops here", (int)pid);
     finish_threads(&r);
@@ -633,6 +705,16 @@ int record__run(const struct record_opts *o)
     r.p.exit_status = r.t.exit_status;
     r.p.signals_forwarded = r.t.st.signals_forwarded;
     r.p.live_reads = r.uw.st.live_reads;
+    if (o->live) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        if (r.t.exited && WIFEXITED(r.t.exit_status))
+            log__info("pid %d exited with status %d", (int)pid, WEXITSTATUS(r.t.exit_status));
+        else if (r.t.exited && WIFSIGNALED(r.t.exit_status))
+            log__info("pid %d was killed by signal %d", (int)pid, WTERMSIG(r.t.exit_status));
+        else if (r.t.exited)
+            log__info("pid %d exited", (int)pid);
+        goto verdict;
+    }
     profile__symbolize(&r.p, &r.ms);
     if (r.rts.ghc)
         profile__name_roles(&r.p);
@@ -651,12 +733,14 @@ int record__run(const struct record_opts *o)
         if (waitpid(pid, &st, WNOHANG) == 0)
             log__info("'%s' (pid %d) keeps running", o->argv[0], (int)pid);
     }
+verdict:
     /* A GHC program whose Haskell side could not be read got a C-only
      * profile: written, but not what was asked for. */
     if (r.rts.pending)
         log__error("pid %d's GHC runtime could not be validated before the recording ended "
-                   "(%s); the profile has C stacks only",
-                   (int)pid, r.rts.unsure ? "its capabilities kept changing" : "it had not started");
+                   "(%s); the %s C stacks only",
+                   (int)pid, r.rts.unsure ? "its capabilities kept changing" : "it had not started",
+                   o->live ? "view showed" : "profile has");
     rc = r.rts.ghc && !r.rts.usable ? 3 : 0;
     goto done;
 done_signals:
