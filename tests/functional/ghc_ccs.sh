@@ -31,7 +31,7 @@ prof_names() {
 
 # Samples per innermost cost centre (the last frame of a stack that is one
 # of the .prof's cost centres), and the total: "NAME COUNT" lines.
-innermost() { # FOLDED TABLE
+innermost() { # FOLDED NAMES
     awk 'NR == FNR { cc[$1] = 1; next }
          { n = $NF; total += n; sub(/ [0-9]+$/, ""); k = split($0, f, ";")
            for (i = k; i > 1; i--) if (f[i] in cc) { by[f[i]] += n; break } }
