@@ -364,6 +364,8 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     }
     r->threaded = GELF_ST_TYPE(sc.found[S_my_task].st_info) == STT_TLS;
     r->profiled = sc.have[S_CCS_MAIN];
+    if (r->profiled)
+        r->ccs_main = sc.found[S_CCS_MAIN].st_value + (uint64_t)m->bias;
     r->L = rts_layout__find(r->version, r->threaded, r->profiled, sc.have[S_printStackChunk]);
     if (!r->L) {
         char known[128] = "";
@@ -543,6 +545,8 @@ void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_
         rts__grab(pid, img, incall, (size_t)L->incall.struct_size);
     if (cap)
         rts__grab(pid, img, cap, (size_t)L->capability.struct_size);
+    /* The whole Capability and TSO are copied: with them the CCCS of a
+     * -prof program (cap->r.rCCCS, tso->prof.cccs) for rts__view. */
     if (incall && rts__field(img, incall, L->incall.suspended_tso, &v) && v) {
         rts__grab_stack(r, pid, img, v, 0); /* in a safe call: its saved sp is right */
         return;
@@ -589,6 +593,17 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
     else if (v->holds_cap && v->in_haskell &&
              memimg__read_u64(img, v->cap + cap_reg(L, L->reg.rCurrentTSO), &x) == 0)
         v->tso = x;
+    if (r->profiled && v->tso) {
+        /* A running thread's CCCS is in its capability's register table
+         * (never in a machine register on x86_64); a suspended one's was
+         * saved in its TSO. */
+        bool got = v->suspended_tso
+                       ? rts__field(img, v->tso, L->tso.prof_cccs, &v->cccs)
+                       : rts_layout__has(L->reg.rCCCS) &&
+                             memimg__read_u64(img, v->cap + cap_reg(L, L->reg.rCCCS),
+                                              &v->cccs) == 0;
+        v->cccs_missing = !got;
+    }
     if (v->tso && rts__field(img, v->tso, L->tso.stackobj, &v->stack)) {
         rts__field(img, v->stack, L->stack.sp, &v->saved_sp);
         if (rts__field(img, v->stack, L->stack.stack_size, &x))

@@ -51,7 +51,8 @@ static void record_usage(FILE *f)
 {
     fprintf(f,
             "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--sort acc|own]\n"
-            "                    [--threads] [--idle] [-q] (-p PID | -- CMD [ARGS...])\n"
+            "                    [--stack stg|ccs] [--threads] [--idle] [-q]\n"
+            "                    (-p PID | -- CMD [ARGS...])\n"
             "\n"
             "Sample every thread of a process and write a profile.\n"
             "\n"
@@ -66,6 +67,12 @@ static void record_usage(FILE *f)
     fprintf(f,
             "      --sort acc|own    -f calls: order functions by samples anywhere on the\n"
             "                        stack (acc, default) or as the leaf (own)\n"
+            "      --stack stg|ccs   the Haskell part of each sample of a GHC program:\n"
+            "                        stg (default), the frames on the thread's Haskell\n"
+            "                        stack; ccs, its current cost-centre stack (what\n"
+            "                        GHC's own profiler charges the time to), each cost\n"
+            "                        centre named Module.label; for a program built\n"
+            "                        with -prof\n"
             "      --threads         a root frame per OS thread: \"tid 1234 (comm)\"\n"
             "      --idle            keep samples of idle threads (sleeping in the\n"
             "                        kernel, state S or D); dropped by default\n"
@@ -152,6 +159,7 @@ static int cmd_record(int argc, char **argv)
         {"sort", required_argument, NULL, 'S'},
         {"quiet", no_argument, NULL, 'q'},
         {"save-captures", required_argument, NULL, 'C'},
+        {"stack", required_argument, NULL, 'K'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -202,6 +210,16 @@ static int cmd_record(int argc, char **argv)
             break;
         case 'q': log__set_quiet(true); break;
         case 'C': o.save_dir = optarg; break;
+        case 'K':
+            if (strcmp(optarg, "stg") == 0) {
+                o.stack = STACK_STG;
+            } else if (strcmp(optarg, "ccs") == 0) {
+                o.stack = STACK_CCS;
+            } else {
+                log__error("--stack needs stg or ccs, not '%s'", optarg);
+                return 2;
+            }
+            break;
         case 'h': record_usage(stdout); return 0;
         default:
             return bad_option(argv, "record");

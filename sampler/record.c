@@ -11,6 +11,7 @@
 #include "sampler/record.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "sampler/log.h"
 #include "sampler/output.h"
 #include "sampler/proc.h"
+#include "sampler/remote.h"
 #include "sampler/tracee.h"
 #include "haskell-stack/green.h"
 #include "haskell-stack/hs_sample.h"
@@ -52,6 +54,7 @@ struct recorder {
     struct modset ms;
     struct unwinder uw;
     struct rts rts;
+    struct ccs_walk ccs; /* --stack ccs */
     struct profile p;
     struct raw_frame frames[MAX_FRAMES];
     struct last_sample *last; /* per profile thread */
@@ -486,6 +489,89 @@ static void loop(struct recorder *r)
     }
 }
 
+/* --stack ccs reads cost-centre stack nodes from the running target. */
+static int read_live(void *ctx, uint64_t addr, void *out, size_t len)
+{
+    return remote__read(*(const pid_t *)ctx, addr, out, len);
+}
+
+/* The file execvp would run for cmd, into path; false if none. */
+static bool find_command(const char *cmd, char *path, size_t size)
+{
+    if (strchr(cmd, '/'))
+        return snprintf(path, size, "%s", cmd) < (int)size;
+    const char *dirs = getenv("PATH");
+    if (!dirs || !*dirs)
+        dirs = "/bin:/usr/bin";
+    for (const char *d = dirs; *d;) {
+        size_t n = strcspn(d, ":");
+        if (snprintf(path, size, "%.*s%s%s", (int)n, d, n ? "/" : "", cmd) < (int)size &&
+            access(path, X_OK) == 0)
+            return true;
+        d += n;
+        if (*d == ':')
+            d++;
+    }
+    return false;
+}
+
+static void log_not_profiled(const char *prog, bool ghc)
+{
+    if (ghc)
+        log__error("--stack ccs needs a program built with -prof, and %s was not: rebuild it "
+                   "with ghc -prof (cost centres come from -fprof-auto or {-# SCC #-} "
+                   "annotations), or use --stack stg",
+                   prog);
+    else
+        log__error("--stack ccs needs a GHC program built with -prof, and %s is not a GHC "
+                   "program",
+                   prog);
+}
+
+static bool has_symtab(Elf *elf)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while ((scn = elf_nextscn(elf, scn)) != NULL)
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+            return true;
+    return false;
+}
+
+/* --stack ccs on a program that has no cost centres: one line, before
+ * touching it. The executable (the command as execvp finds it, or
+ * /proc/PID/exe) must be GHC code with CCS_MAIN, which only the profiled
+ * RTS defines. -1 after the error; 0 if it is one, or if that cannot be
+ * told from the file (unreadable, or stripped: rts__attach then says what
+ * it can). */
+static int check_profiled(const struct record_opts *o)
+{
+    char path[PATH_MAX + 32], shown[PATH_MAX];
+    struct module m;
+    GElf_Sym sym;
+
+    if (o->argv) {
+        if (!find_command(o->argv[0], path, sizeof path))
+            return 0;
+        snprintf(shown, sizeof shown, "%s", o->argv[0]);
+    } else {
+        snprintf(path, sizeof path, "/proc/%d/exe", (int)o->pid);
+        ssize_t n = readlink(path, shown, sizeof shown - 1);
+        if (n <= 0)
+            return 0;
+        shown[n] = 0;
+    }
+    if (module__open_file(&m, path, 0, 0, 0) < 0)
+        return 0;
+    bool ghc = m.is_haskell, prof = ghc && module__find_symbol(&m, "CCS_MAIN", &sym);
+    bool stripped = ghc && !prof && !has_symtab(m.elf);
+    module__close(&m);
+    if (prof || stripped)
+        return 0;
+    log_not_profiled(shown, ghc);
+    return -1;
+}
+
 static void finish_threads(struct recorder *r)
 {
     /* Threads name themselves after they start (GHC's "ghc_ticker", "prog:w");
@@ -517,6 +603,8 @@ int record__run(const struct record_opts *o)
      * target. */
     if (w && output__refused(o->output, w))
         return 2;
+    if (o->stack == STACK_CCS && check_profiled(o) < 0)
+        return 1;
     rng_state = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
     if (w && !(out = output__open(o->output, w)))
         return 1;
@@ -551,6 +639,23 @@ int record__run(const struct record_opts *o)
         goto done_signals;
     }
     tracee__drain(&r.t);
+    if (o->stack == STACK_CCS) {
+        /* (Only if its file could not be read before: see check_profiled.
+         * A GHC program whose RTS symbols are missing was warned about and
+         * gets its C stacks, as with --stack stg.) */
+        if (!r.rts.ghc || (r.rts.L && !r.rts.profiled)) {
+            log_not_profiled(o->argv ? o->argv[0] : r.ms.main ? r.ms.main->path : "the program",
+                             r.rts.ghc);
+            if (r.p.launched)
+                kill(pid, SIGKILL); /* it has only just started, for us */
+            tracee__detach(&r.t, 1000);
+            if (r.p.launched)
+                waitpid(pid, NULL, 0);
+            goto done_signals;
+        }
+        ccs_walk__init(&r.ccs, r.rts.L, r.rts.ccs_main, read_live, &r.p.pid);
+        r.rts.ccs = &r.ccs;
+    }
     if (r.rts.ghc)
         snprintf(r.p.ghc_version, sizeof r.p.ghc_version, "%s", r.rts.version);
     r.uw.ghc = r.rts.ghc;
@@ -643,6 +748,7 @@ done_signals:
 done:
     output__close(out);
     rts__free(&r.rts);
+    ccs_walk__free(&r.ccs);
     unwind__free(&r.uw);
     if (r.ms.pid)
         modset__free(&r.ms);

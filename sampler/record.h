@@ -9,6 +9,12 @@
 
 #include "out/writer.h"
 
+/* What a GHC sample's Haskell part is (--stack). */
+enum stack_mode {
+    STACK_STG, /* the STG stack's frames (the default) */
+    STACK_CCS, /* the current cost-centre stack (a -prof program) */
+};
+
 /* What a live consumer wants the recording loop to do next. */
 enum live_action {
     LIVE_GO,      /* carry on */
@@ -53,6 +59,7 @@ struct record_opts {
     size_t stack_bytes; /* C stack copied per thread per sample */
     bool snapshot;      /* one sample of every thread, exact stacks (dump) */
     const char *save_dir; /* --save-captures: raw captures for the fuzzer */
+    enum stack_mode stack; /* --stack */
     const struct record_live *live; /* hsspy top: no output, see record_live */
 };
 
