@@ -146,6 +146,16 @@ static int bad_option(char **argv, const char *cmd)
     return 2;
 }
 
+/* -F: samples per second, within what the sampler can do. */
+static int parse_rate(const char *s, double *hz)
+{
+    if (parse_double(s, hz) < 0 || *hz < 0.1 || *hz > 10000) {
+        log__error("-F needs a rate between 0.1 and 10000 samples per second, not '%s'", s);
+        return -1;
+    }
+    return 0;
+}
+
 static int cmd_record(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -181,11 +191,8 @@ static int cmd_record(int argc, char **argv)
                 return 2;
             break;
         case 'F':
-            if (parse_double(optarg, &o.rate_hz) < 0 || o.rate_hz < 0.1 || o.rate_hz > 10000) {
-                log__error("-F needs a rate between 0.1 and 10000 samples per second, not '%s'",
-                           optarg);
+            if (parse_rate(optarg, &o.rate_hz) < 0)
                 return 2;
-            }
             break;
         case 'd':
             if (parse_double(optarg, &o.duration_s) < 0 || o.duration_s <= 0) {
@@ -297,11 +304,8 @@ static int cmd_top(int argc, char **argv)
                 return 2;
             break;
         case 'F':
-            if (parse_double(optarg, &o.rate_hz) < 0 || o.rate_hz < 0.1 || o.rate_hz > 10000) {
-                log__error("-F needs a rate between 0.1 and 10000 samples per second, not '%s'",
-                           optarg);
+            if (parse_rate(optarg, &o.rate_hz) < 0)
                 return 2;
-            }
             break;
         case 'I': o.idle = true; break;
         case 'h': top_usage(stdout); return 0;
