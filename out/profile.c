@@ -408,8 +408,12 @@ void profile__name_roles(struct profile *p)
     for (size_t t = 0; t < p->nthreads; t++) {
         const uint64_t *roles = v[t].roles, *caps = v[t].caps;
         int best = ROLE_NONE, cap = 0;
+        bool main_thread = p->threads[t].tid == p->pid;
         for (int k = 1; k < ROLE__COUNT; k++)
-            if (roles[k] > roles[best])
+            if (roles[k] > roles[best] &&
+                /* The main thread waiting in the scheduler (its Haskell
+                 * thread blocked) is not a worker: name what it did. */
+                !(main_thread && k == ROLE_IDLE_WORKER))
                 best = k;
         for (int c = 1; c < 256; c++)
             if (caps[c] > caps[cap])
@@ -420,7 +424,9 @@ void profile__name_roles(struct profile *p)
             snprintf(what, sizeof what, "capability %d", cap);
         else
             snprintf(what, sizeof what, "%s", thread_role__str(best));
-        if (th->tid == p->pid)
+        if (main_thread && best == ROLE_NONE && roles[ROLE_IDLE_WORKER])
+            snprintf(what, sizeof what, "waiting");
+        if (main_thread)
             snprintf(th->role, sizeof th->role, "bound main thread%s%s%s", what[0] ? " (" : "",
                      what, what[0] ? ")" : "");
         else
