@@ -102,7 +102,8 @@ stress: deps
 	@$(MAKE) --no-print-directory hsspy workloads fuzzer
 	@tests/stress.sh
 
-demo: deps
+demo:
+	@tests/deps.sh demo
 	@$(MAKE) --no-print-directory hsspy
 	@tests/demo.sh
 
