@@ -146,7 +146,7 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
     }
     if (v.holds_cap) {
         res->role = ROLE_CAP;
-        if (!v.in_haskell) {
+        if (!v.in_haskell || any_frame_in(out, ur.n, &r->sched)) {
             res->tag = any_frame_in(out, ur.n, &r->waiting) ? TAG_IDLE : TAG_RTS;
             return;
         }

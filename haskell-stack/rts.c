@@ -65,6 +65,7 @@ void rts__free(struct rts *r)
 {
     free(r->gc.r);
     free(r->waiting.r);
+    free(r->sched.r);
     free(r->events.r);
     free(r->epoll.r);
     memset(r, 0, sizeof *r);
@@ -108,6 +109,19 @@ static const char *const gc_functions[] = {
 /* The non-threaded RTS waits for I/O and timers inside the scheduler. */
 static const char *const waiting_functions[] = {"awaitEvent", NULL};
 
+/* The scheduler and what enters it. C code called from Haskell (an unsafe
+ * call) never calls these, so one of them between the sampled pc and the
+ * first Haskell frame means the RTS is between two runs of Haskell code,
+ * even though cap->in_haskell is already (or still) set: schedule() sets it
+ * before dirty_TSO and dirty_STACK, well ahead of StgRun. */
+static const char *const sched_functions[] = {
+    "scheduleWorker", "scheduleWaitThread", "rts_inCall", "rts_evalLazyIO",
+    "rts_evalIO",     "rts_evalStableIO",   "hs_main",    NULL,
+};
+/* ... and the RTS's static ones, whose names a program's own (global) C
+ * functions may well share. */
+static const char *const sched_static_functions[] = {"schedule", "workerStart", NULL};
+
 struct sym_scan {
     struct rts *r;
     GElf_Sym found[S__COUNT];
@@ -141,6 +155,9 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
         sc->err |= add_range(&r->gc, lo, hi);
     else if (in_list(waiting_functions, name))
         sc->err |= add_range(&r->waiting, lo, hi);
+    else if (in_list(sched_functions, name) ||
+             (GELF_ST_BIND(s->st_info) == STB_LOCAL && in_list(sched_static_functions, name)))
+        sc->err |= add_range(&r->sched, lo, hi);
     return true;
 }
 
@@ -340,6 +357,7 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     }
     sort_ranges(&r->gc);
     sort_ranges(&r->waiting);
+    sort_ranges(&r->sched);
     if (event_ranges(r, m) < 0) {
         log__error("out of memory reading the symbols of %s", m->path);
         return -ENOMEM;

@@ -67,6 +67,7 @@ struct rts {
     /* code the tag is decided by */
     struct code_ranges gc;      /* GarbageCollect, gcWorkerThread, ... */
     struct code_ranges waiting; /* the RTS waiting for work (awaitEvent) */
+    struct code_ranges sched;   /* the scheduler: schedule, scheduleWorker, ... */
     struct code_ranges events;  /* GHC.Event.*: the IO and timer managers */
     struct code_ranges epoll;   /* GHC.Event.EPoll.* (the IO manager's loop) */
 
