@@ -60,6 +60,11 @@ $(B)/workloads/symtest_nopie: tests/workloads/symtest.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-pie -no-pie -o $@ $<
 
+# Cost centres read from a file: a PIE, so its pointers are relocated.
+$(B)/workloads/ccfile: tests/workloads/ccfile.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -fPIE -pie -o $@ $<
+
 # The fuzzer: every library object again, with AddressSanitizer and
 # UndefinedBehaviorSanitizer, any finding fatal.
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -104,7 +109,8 @@ stress: deps
 	@$(MAKE) --no-print-directory hsspy workloads fuzzer
 	@tests/stress.sh
 
-demo: deps
+demo:
+	@tests/deps.sh demo
 	@$(MAKE) --no-print-directory hsspy
 	@tests/demo.sh
 

@@ -69,6 +69,26 @@ static void haskell_frames(struct rts *r, struct unwinder *uw, const struct memi
         res->err = sr.err;
 }
 
+/* --stack ccs: the Haskell side is the thread's cost-centre stack instead,
+ * innermost cost centre first. It needs no Sp, but is added only where the
+ * STG frames would be: a C stack that never reached Haskell is an error
+ * sample either way. */
+static void ccs_frames(struct rts *r, const struct rts_view *v, struct raw_frame *out, int max,
+                       struct hs_sample *res)
+{
+    enum walk_error err = WE_NONE;
+    if (res->n >= max)
+        return;
+    if (v->cccs_missing) {
+        out[res->n++] = (struct raw_frame){WE_CCS, FK_INVALID, 0};
+        err = WE_CCS;
+    } else {
+        res->n += ccs_walk__run(r->ccs, v->cccs, out + res->n, max - res->n, &err);
+    }
+    if (err != WE_NONE && res->err == WE_NONE)
+        res->err = err;
+}
+
 void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_capture *tc,
                       const char *comm, const struct memimg *img, struct raw_frame *out,
                       int max, struct hs_sample *res)
@@ -91,7 +111,8 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
         if (events)
             res->role = code_ranges__has(&r->epoll, ur.hs_pc - 1) ? ROLE_IO_MANAGER
                                                                   : ROLE_TIMER_MANAGER;
-        if (ur.reached_haskell && res->n < max)
+        /* (Its cost-centre stack is in its TSO, which is not known.) */
+        if (ur.reached_haskell && res->n < max && !r->ccs)
             out[res->n++] = (struct raw_frame){ur.hs_pc, FK_RET, 0};
         return;
     }
@@ -125,7 +146,7 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
     }
     if (v.holds_cap) {
         res->role = ROLE_CAP;
-        if (!v.in_haskell) {
+        if (!v.in_haskell || any_frame_in(out, ur.n, &r->sched)) {
             res->tag = any_frame_in(out, ur.n, &r->waiting) ? TAG_IDLE : TAG_RTS;
             return;
         }
@@ -137,6 +158,10 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
             return;
         }
         res->tag = ur.hs_is_leaf ? TAG_HASKELL : TAG_UNSAFE_FFI;
+        if (r->ccs) {
+            ccs_frames(r, &v, out, max, res);
+            return;
+        }
         /* Sp is rbp in Haskell code; inside C, the C frames' CFI restored
          * it (rbp is callee-saved) at the first Haskell frame. */
         haskell_frames(r, uw, img, ur.hs_pc, ur.hs_is_leaf, find_sp(r, uw, img, &ur, v.stack),
@@ -153,11 +178,15 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
             res->role = code_ranges__has(&r->epoll, ur.hs_pc - 1) ? ROLE_IO_MANAGER
                                                                   : ROLE_TIMER_MANAGER;
         }
-        if (ur.reached_haskell)
+        if (!ur.reached_haskell) {
+            if (res->err == WE_NONE)
+                res->err = ur.error ? WE_C_UNWIND : WE_NO_SP;
+        } else if (r->ccs) {
+            ccs_frames(r, &v, out, max, res);
+        } else {
             haskell_frames(r, uw, img, ur.hs_pc, false, v.saved_sp, v.stack, STG_EXACT, out,
                            max, res);
-        else if (res->err == WE_NONE)
-            res->err = ur.error ? WE_C_UNWIND : WE_NO_SP;
+        }
         return;
     }
     res->role = ROLE_IDLE_WORKER;

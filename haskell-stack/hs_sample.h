@@ -11,7 +11,9 @@
  *               managers waiting for events
  * The merged stack, innermost first: the C frames from the leaf to the
  * foreign function (FFI samples), the Haskell code that made the call or is
- * running, then the STG frames out to the thread's first frame. The RTS's own
+ * running, then the STG frames out to the thread's first frame; with
+ * --stack ccs (rts.ccs set), the thread's cost-centre stack instead of
+ * these Haskell frames, from the innermost cost centre out. The RTS's own
  * frames below Haskell (StgRun, schedule, hs_main) are not included; samples
  * outside Haskell (gc, rts, idle) keep their whole C stack.
  */

@@ -66,6 +66,7 @@ void rts__free(struct rts *r)
 {
     free(r->gc.r);
     free(r->waiting.r);
+    free(r->sched.r);
     free(r->events.r);
     free(r->epoll.r);
     free(r->walk_cache);
@@ -110,6 +111,19 @@ static const char *const gc_functions[] = {
 /* The non-threaded RTS waits for I/O and timers inside the scheduler. */
 static const char *const waiting_functions[] = {"awaitEvent", NULL};
 
+/* The scheduler and what enters it. C code called from Haskell (an unsafe
+ * call) never calls these, so one of them between the sampled pc and the
+ * first Haskell frame means the RTS is between two runs of Haskell code,
+ * even though cap->in_haskell is already (or still) set: schedule() sets it
+ * before dirty_TSO and dirty_STACK, well ahead of StgRun. */
+static const char *const sched_functions[] = {
+    "scheduleWorker", "scheduleWaitThread", "rts_inCall", "rts_evalLazyIO",
+    "rts_evalIO",     "rts_evalStableIO",   "hs_main",    NULL,
+};
+/* ... and the RTS's static ones, whose names a program's own (global) C
+ * functions may well share. */
+static const char *const sched_static_functions[] = {"schedule", "workerStart", NULL};
+
 struct sym_scan {
     struct rts *r;
     GElf_Sym found[S__COUNT];
@@ -143,6 +157,9 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
         sc->err |= add_range(&r->gc, lo, hi);
     else if (in_list(waiting_functions, name))
         sc->err |= add_range(&r->waiting, lo, hi);
+    else if (in_list(sched_functions, name) ||
+             (GELF_ST_BIND(s->st_info) == STB_LOCAL && in_list(sched_static_functions, name)))
+        sc->err |= add_range(&r->sched, lo, hi);
     return true;
 }
 
@@ -346,6 +363,7 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     }
     sort_ranges(&r->gc);
     sort_ranges(&r->waiting);
+    sort_ranges(&r->sched);
     if (event_ranges(r, m) < 0) {
         log__error("out of memory reading the symbols of %s", m->path);
         return -ENOMEM;
@@ -370,6 +388,8 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     }
     r->threaded = GELF_ST_TYPE(sc.found[S_my_task].st_info) == STT_TLS;
     r->profiled = sc.have[S_CCS_MAIN];
+    if (r->profiled)
+        r->ccs_main = sc.found[S_CCS_MAIN].st_value + (uint64_t)m->bias;
     r->L = rts_layout__find(r->version, r->threaded, r->profiled, sc.have[S_printStackChunk]);
     if (!r->L) {
         char known[128] = "";
@@ -550,6 +570,8 @@ void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_
         rts__grab(pid, img, incall, (size_t)L->incall.struct_size);
     if (cap)
         rts__grab(pid, img, cap, (size_t)L->capability.struct_size);
+    /* The whole Capability and TSO are copied: with them the CCCS of a
+     * -prof program (cap->r.rCCCS, tso->prof.cccs) for rts__view. */
     if (incall && rts__field(img, incall, L->incall.suspended_tso, &v) && v) {
         rts__grab_stack(r, pid, img, v, 0); /* in a safe call: its saved sp is right */
         return;
@@ -596,6 +618,17 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
     else if (v->holds_cap && v->in_haskell &&
              memimg__read_u64(img, v->cap + cap_reg(L, L->reg.rCurrentTSO), &x) == 0)
         v->tso = x;
+    if (r->profiled && v->tso) {
+        /* A running thread's CCCS is in its capability's register table
+         * (never in a machine register on x86_64); a suspended one's was
+         * saved in its TSO. */
+        bool got = v->suspended_tso
+                       ? rts__field(img, v->tso, L->tso.prof_cccs, &v->cccs)
+                       : rts_layout__has(L->reg.rCCCS) &&
+                             memimg__read_u64(img, v->cap + cap_reg(L, L->reg.rCCCS),
+                                              &v->cccs) == 0;
+        v->cccs_missing = !got;
+    }
     if (v->tso && rts__field(img, v->tso, L->tso.stackobj, &v->stack)) {
         rts__field(img, v->stack, L->stack.sp, &v->saved_sp);
         if (rts__field(img, v->stack, L->stack.stack_size, &x))

@@ -13,8 +13,10 @@
  *
  * While a thread is stopped, rts__capture_thread copies the few RTS words its
  * sample needs into the capture's memory image: its Task, InCall and
- * Capability, the TSO whose stack matters, and that stack's live chunks. Once
- * the thread runs again, rts__view reads them back from the image only.
+ * Capability, the TSO whose stack matters, and that stack's live chunks
+ * (and with them, in a -prof program, the current cost-centre stack
+ * pointer: the Capability's register table and the TSO hold it). Once the
+ * thread runs again, rts__view reads them back from the image only.
  */
 #ifndef HSSPY_RTS_H
 #define HSSPY_RTS_H
@@ -24,6 +26,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include "haskell-stack/ccs_walk.h"
 #include "haskell-stack/rts_layout.h"
 
 struct stg_info_cache;
@@ -66,6 +69,7 @@ struct rts {
     /* code the tag is decided by */
     struct code_ranges gc;      /* GarbageCollect, gcWorkerThread, ... */
     struct code_ranges waiting; /* the RTS waiting for work (awaitEvent) */
+    struct code_ranges sched;   /* the scheduler: schedule, scheduleWorker, ... */
     struct code_ranges events;  /* GHC.Event.*: the IO and timer managers */
     struct code_ranges epoll;   /* GHC.Event.EPoll.* (the IO manager's loop) */
 
@@ -73,6 +77,9 @@ struct rts {
     unsigned unsure;   /* validations that saw a capability mid-change */
     bool exact_stacks; /* walk every STG frame as it is (dump), no folding */
     struct stg_info_cache *walk_cache; /* info tables seen by the walks */
+    uint64_t ccs_main; /* CCS_MAIN (profiled), the root of every cost-centre stack */
+    struct ccs_walk *ccs; /* --stack ccs: a sample's Haskell part is its
+                           * cost-centre stack, not its STG frames (NULL) */
     unsigned long validation_failures;
 };
 
@@ -109,6 +116,11 @@ struct rts_view {
     uint64_t stack;         /* its current stack chunk (StgStack), or 0 */
     uint64_t saved_sp;      /* that chunk's saved sp (valid when suspended) */
     uint64_t stack_end;     /* the end of that chunk's words */
+    uint64_t cccs;          /* -prof: the current cost-centre stack, of the
+                             * capability while it runs the thread
+                             * (cap->r.rCCCS), of the TSO while suspended
+                             * (tso->prof.cccs); 0 if none */
+    bool cccs_missing;      /* -prof, tso set, but the CCCS was not captured */
 };
 
 /* Fill v from the capture; false if a word it needs was not captured (the

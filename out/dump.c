@@ -18,6 +18,7 @@ static const char *kind_name(uint32_t k)
     case FK_HS_ATOMICALLY: return "atomically";
     case FK_HS_CATCH_STM: return "catchSTM";
     case FK_HS_CATCH_RETRY: return "catchRetry";
+    case FK_HS_CCS: return "ccs";
     case FK_INVALID: return "invalid";
     case FK_TRUNCATED: return "truncated";
     default: return "?";

@@ -121,6 +121,27 @@ static int rehash_frames(struct profile *p)
     return 0;
 }
 
+/* Once naming has begun, every frame has a slot for its name (zero, shown
+ * as "[unknown]", until profile__symbolize_new names it), so a live view
+ * can intern frames and read names in any order. */
+static int room_for_names(struct profile *p, size_t n)
+{
+    if (n <= p->cap_syms)
+        return 0;
+    struct frame_sym *v = realloc(p->syms, n * sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    memset(v + p->cap_syms, 0, (n - p->cap_syms) * sizeof *v);
+    p->syms = v;
+    uint32_t *o = realloc(p->frame_object, n * sizeof *o);
+    if (!o)
+        return -ENOMEM;
+    memset(o + p->cap_syms, 0, (n - p->cap_syms) * sizeof *o);
+    p->frame_object = o;
+    p->cap_syms = n;
+    return 0;
+}
+
 static int64_t intern_frame(struct profile *p, const struct raw_frame *f)
 {
     size_t mask = p->frame_hash_size - 1;
@@ -131,6 +152,8 @@ static int64_t intern_frame(struct profile *p, const struct raw_frame *f)
             return p->frame_hash[h];
     }
     if (grow((void **)&p->frames, &p->cap_frames, p->nframes + 1, sizeof *p->frames) < 0)
+        return -1;
+    if (p->syms && room_for_names(p, p->cap_frames) < 0)
         return -1;
     p->frames[p->nframes] = *f;
     p->frame_hash[h] = (uint32_t)p->nframes;
@@ -295,6 +318,20 @@ int profile__add(struct profile *p, const struct prof_sample *s)
     return 0;
 }
 
+void profile__drop_samples(struct profile *p)
+{
+    for (size_t i = 0; i < p->nblocks; i++)
+        free(p->blocks[i].b);
+    p->nblocks = 0;
+    p->nsamples = 0;
+    p->slen = 0;
+    /* The next sample of each thread is encoded against zeroes, as an
+     * iterator starts. */
+    p->s_last_t = 0;
+    if (p->s_last)
+        memset(p->s_last, 0, p->cap_last * sizeof *p->s_last);
+}
+
 int profile__iter(const struct profile *p, struct prof_iter *it)
 {
     memset(it, 0, sizeof *it);
@@ -355,17 +392,20 @@ bool profile__next(struct prof_iter *it, struct prof_sample *s)
 }
 
 /* The object index + 1 of a frame's module, adding the module on first
- * sight; 0 if the frame is in none. */
-static int64_t frame_object(struct profile *p, struct modset *ms, const struct module **seen,
-                            const struct raw_frame *f)
+ * sight; 0 if the frame is in none. (Modules are matched by path and
+ * start, not by pointer: a live view re-reads the maps, and a module
+ * unmapped since may have left its memory to another.) */
+static int64_t frame_object(struct profile *p, struct modset *ms, const struct raw_frame *f)
 {
     uint64_t addr;
     const struct module *m;
     if (!symbolize__code_addr(f, &addr) || !(m = modset__find(ms, addr)))
         return 0;
     for (size_t i = 0; i < p->nobjects; i++)
-        if (seen[i] == m)
+        if (p->objects[i].start == m->lo && strcmp(p->objects[i].path, m->path) == 0)
             return (int64_t)i + 1;
+    if (grow((void **)&p->objects, &p->cap_objects, p->nobjects + 1, sizeof *p->objects) < 0)
+        return -ENOMEM;
     struct prof_object *o = &p->objects[p->nobjects];
     memset(o, 0, sizeof *o);
     if (!(o->path = strdup(m->path)))
@@ -375,28 +415,41 @@ static int64_t frame_object(struct profile *p, struct modset *ms, const struct m
     o->offset = m->lo_offset;
     module__build_id_hex(m, o->build_id, sizeof o->build_id);
     o->main = m == ms->main;
-    seen[p->nobjects] = m;
     return (int64_t)++p->nobjects;
+}
+
+/* Does this frame point at code no module known yet covers? */
+static bool unmapped(const struct modset *ms, const struct raw_frame *f)
+{
+    if (f->kind == FK_INVALID || f->kind == FK_TRUNCATED || f->addr == 0)
+        return false;
+    return !modset__find(ms, f->kind == FK_RET ? f->addr - 1 : f->addr);
+}
+
+int profile__symbolize_new(struct profile *p, struct modset *ms)
+{
+    if (room_for_names(p, p->cap_frames > p->nframes ? p->cap_frames : p->nframes + 1) < 0)
+        return -ENOMEM;
+    /* The unwinder re-reads the maps when it meets unknown code, but only
+     * so often; a name given now is kept for good, so look once more. */
+    for (size_t i = p->nnamed; i < p->nframes; i++)
+        if (unmapped(ms, &p->frames[i])) {
+            modset__refresh(ms, true);
+            break;
+        }
+    for (; p->nnamed < p->nframes; p->nnamed++) {
+        int64_t o;
+        if (symbolize__frame(ms, &p->frames[p->nnamed], &p->syms[p->nnamed]) < 0 ||
+            (o = frame_object(p, ms, &p->frames[p->nnamed])) < 0)
+            return -ENOMEM;
+        p->frame_object[p->nnamed] = (uint32_t)o;
+    }
+    return 0;
 }
 
 int profile__symbolize(struct profile *p, struct modset *ms)
 {
-    /* Every object a frame can be in is one of ms's modules. */
-    const struct module **seen = calloc(ms->nmods + 1, sizeof *seen);
-    p->syms = calloc(p->nframes ? p->nframes : 1, sizeof *p->syms);
-    p->frame_object = calloc(p->nframes ? p->nframes : 1, sizeof *p->frame_object);
-    p->objects = calloc(ms->nmods + 1, sizeof *p->objects);
-    int r = seen && p->syms && p->frame_object && p->objects ? 0 : -ENOMEM;
-    for (size_t i = 0; i < p->nframes && r == 0; i++) {
-        int64_t o;
-        if (symbolize__frame(ms, &p->frames[i], &p->syms[i]) < 0 ||
-            (o = frame_object(p, ms, seen, &p->frames[i])) < 0)
-            r = -ENOMEM;
-        else
-            p->frame_object[i] = (uint32_t)o;
-    }
-    free(seen);
-    return r;
+    return profile__symbolize_new(p, ms);
 }
 
 int profile__keep_modules(struct profile *p, const struct modset *ms)
@@ -518,8 +571,12 @@ void profile__name_roles(struct profile *p)
     for (size_t t = 0; t < p->nthreads; t++) {
         const uint64_t *roles = c[t].roles, *caps = c[t].caps;
         int best = ROLE_NONE, cap = 0;
+        bool main_thread = p->threads[t].tid == p->pid;
         for (int k = 1; k < ROLE__COUNT; k++)
-            if (roles[k] > roles[best])
+            if (roles[k] > roles[best] &&
+                /* The main thread waiting in the scheduler (its Haskell
+                 * thread blocked) is not a worker: name what it did. */
+                !(main_thread && k == ROLE_IDLE_WORKER))
                 best = k;
         for (int k = 1; k < 256; k++)
             if (caps[k] > caps[cap])
@@ -530,7 +587,9 @@ void profile__name_roles(struct profile *p)
             snprintf(what, sizeof what, "capability %d", cap);
         else
             snprintf(what, sizeof what, "%s", thread_role__str(best));
-        if (th->tid == p->pid)
+        if (main_thread && best == ROLE_NONE && roles[ROLE_IDLE_WORKER])
+            snprintf(what, sizeof what, "waiting");
+        if (main_thread)
             snprintf(th->role, sizeof th->role, "bound main thread%s%s%s", what[0] ? " (" : "",
                      what, what[0] ? ")" : "");
         else

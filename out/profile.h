@@ -3,8 +3,9 @@
  * Frames (address + kind) and stacks (lists of frame ids, innermost first)
  * are interned, so a sample is a few integers: when, which thread, which
  * stack, which tag, which /proc state. After recording, profile__symbolize
- * names every distinct frame once. Writers read a profile and never touch the
- * target.
+ * names every distinct frame once; a live view (hsspy top) names the frames
+ * that are new since its last look with profile__symbolize_new. Writers read
+ * a profile and never touch the target.
  *
  * Samples are kept as a compact byte stream, each encoded against the
  * sample before it (its time) and the previous sample of its thread (its
@@ -150,10 +151,14 @@ struct profile {
     size_t nframes, cap_frames;
     uint32_t *frame_hash;
     size_t frame_hash_size;
-    struct frame_sym *syms; /* nframes entries after profile__symbolize */
-    struct prof_object *objects; /* those the frames are in, after profile__symbolize */
-    size_t nobjects;
-    uint32_t *frame_object; /* per frame: index + 1 into objects, 0 if none (or NULL) */
+    /* Names of the frames, once naming has begun: room for every frame
+     * (grown with frames), the first nnamed named, the others zero; and
+     * per frame the object it is in (index + 1 into objects, 0 if none). */
+    struct frame_sym *syms;
+    uint32_t *frame_object;
+    size_t nnamed, cap_syms;
+    struct prof_object *objects; /* those the named frames are in */
+    size_t nobjects, cap_objects;
 
     uint32_t *ids;      /* all stacks' frame ids, concatenated */
     size_t nids, cap_ids;
@@ -189,7 +194,18 @@ int profile__iter(const struct profile *p, struct prof_iter *it);
 bool profile__next(struct prof_iter *it, struct prof_sample *s);
 void profile__iter_free(struct prof_iter *it);
 
-/* Name every frame (once each), and note the object each is in. */
+/* Forget the samples taken so far (a live view, after each look), keeping
+ * threads, frames, stacks and their names. */
+void profile__drop_samples(struct profile *p);
+
+/* Name every frame not named yet, each once: after a recording, all of
+ * them; in a live view, those new since the last call. A frame whose address
+ * no known module covers makes ms re-read the process's maps first (once per
+ * call), so a library loaded since the last look is named; and note the
+ * object each is in. 0 or -ENOMEM. */
+int profile__symbolize_new(struct profile *p, struct modset *ms);
+
+/* Name every frame (once each): profile__symbolize_new, for a recording. */
 int profile__symbolize(struct profile *p, struct modset *ms);
 
 /* Keep the list of modules of ms in the profile (for raw files). */

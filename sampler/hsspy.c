@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "out/writer.h"
+#include "sampler/live.h"
 #include "sampler/log.h"
 #include "sampler/record.h"
 #include "sampler/replay.h"
@@ -26,22 +27,31 @@ static void usage(FILE *f)
             "\n"
             "commands:\n"
             "  record    sample a process and write a profile\n"
+            "  top       a live view of where a running process spends its time\n"
             "  dump      print every thread's stack once, now\n"
             "  report    write a saved recording (record -f raw) in any format\n"
             "\n"
             "  hsspy --help              this text\n"
             "  hsspy record --help       options of record\n"
+            "  hsspy top --help          options and keys of top\n"
             "  hsspy dump --help         options of dump\n"
             "  hsspy report --help       options of report\n"
             "  hsspy --version           the version\n");
 }
 
-static void record_usage(FILE *f)
+/* The -f list, as the writers describe themselves. */
+static void formats_usage(FILE *f)
 {
     const struct writer *const *w = writer__all();
+    for (size_t i = 0; w[i]; i++)
+        fprintf(f, "                          %-10s %s\n", w[i]->name, w[i]->help);
+}
+
+static void record_usage(FILE *f)
+{
     fprintf(f,
             "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--sort acc|own]\n"
-            "                    [--threads] [--idle] [--no-realtime] [-q]\n"
+            "                    [--stack stg|ccs] [--threads] [--idle] [--realtime] [-q]\n"
             "                    (-p PID | -- CMD [ARGS...])\n"
             "\n"
             "Sample every thread of a process and write a profile.\n"
@@ -53,19 +63,24 @@ static void record_usage(FILE *f)
             "                        until Ctrl-C or the target exits)\n"
             "  -o, --output FILE     write to FILE (default: standard output)\n"
             "  -f, --format FORMAT   output format (default folded):\n");
-    for (size_t i = 0; w[i]; i++)
-        fprintf(f, "                          %-10s %s\n", w[i]->name, w[i]->help);
+    formats_usage(f);
     fprintf(f,
             "      --sort acc|own    -f calls: order functions by samples anywhere on the\n"
             "                        stack (acc, default) or as the leaf (own)\n"
+            "      --stack stg|ccs   the Haskell part of each sample of a GHC program:\n"
+            "                        stg (default), the frames on the thread's Haskell\n"
+            "                        stack; ccs, its current cost-centre stack (what\n"
+            "                        GHC's own profiler charges the time to), each cost\n"
+            "                        centre named Module.label; for a program built\n"
+            "                        with -prof\n"
             "      --threads         a root frame per OS thread: \"tid 1234 (comm)\"\n"
             "      --idle            keep samples of idle threads (sleeping in the\n"
             "                        kernel, state S or D); dropped by default\n"
             "  -q, --quiet           no progress or informational messages\n"
-            "      --no-realtime     sample at the normal priority; by default hsspy\n"
-            "                        samples at real-time priority (SCHED_FIFO 1) when\n"
-            "                        allowed, so that its ticks come on time on a busy\n"
-            "                        machine (the program keeps its own priority)\n"
+            "      --realtime        sample at real-time priority (SCHED_FIFO 1; needs\n"
+            "                        root or CAP_SYS_NICE), so that ticks come on time\n"
+            "                        on a busy machine; at most half a CPU, and the\n"
+            "                        program keeps its own priority\n"
             "      --save-captures DIR  also save up to 200 raw captures (registers and\n"
             "                        copied memory of one thread each) in DIR, as the\n"
             "                        stack walkers see them: input for hsspy's fuzzer\n"
@@ -135,6 +150,16 @@ static int bad_option(char **argv, const char *cmd)
     return 2;
 }
 
+/* -F: samples per second, within what the sampler can do. */
+static int parse_rate(const char *s, double *hz)
+{
+    if (parse_double(s, hz) < 0 || *hz < 0.1 || *hz > 10000) {
+        log__error("-F needs a rate between 0.1 and 10000 samples per second, not '%s'", s);
+        return -1;
+    }
+    return 0;
+}
+
 static int cmd_record(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -148,7 +173,8 @@ static int cmd_record(int argc, char **argv)
         {"sort", required_argument, NULL, 'S'},
         {"quiet", no_argument, NULL, 'q'},
         {"save-captures", required_argument, NULL, 'C'},
-        {"no-realtime", no_argument, NULL, 'R'},
+        {"realtime", no_argument, NULL, 'R'},
+        {"stack", required_argument, NULL, 'K'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -170,11 +196,8 @@ static int cmd_record(int argc, char **argv)
                 return 2;
             break;
         case 'F':
-            if (parse_double(optarg, &o.rate_hz) < 0 || o.rate_hz < 0.1 || o.rate_hz > 10000) {
-                log__error("-F needs a rate between 0.1 and 10000 samples per second, not '%s'",
-                           optarg);
+            if (parse_rate(optarg, &o.rate_hz) < 0)
                 return 2;
-            }
             break;
         case 'd':
             if (parse_double(optarg, &o.duration_s) < 0 || o.duration_s <= 0) {
@@ -199,7 +222,17 @@ static int cmd_record(int argc, char **argv)
             break;
         case 'q': log__set_quiet(true); break;
         case 'C': o.save_dir = optarg; break;
-        case 'R': o.no_realtime = true; break;
+        case 'R': o.realtime = true; break;
+        case 'K':
+            if (strcmp(optarg, "stg") == 0) {
+                o.stack = STACK_STG;
+            } else if (strcmp(optarg, "ccs") == 0) {
+                o.stack = STACK_CCS;
+            } else {
+                log__error("--stack needs stg or ccs, not '%s'", optarg);
+                return 2;
+            }
+            break;
         case 'h': record_usage(stdout); return 0;
         default:
             return bad_option(argv, "record");
@@ -216,6 +249,80 @@ static int cmd_record(int argc, char **argv)
         return 2;
     }
     return record__run(&o);
+}
+
+static void top_usage(FILE *f)
+{
+    fprintf(f, "usage: hsspy top [-F HZ] [--idle] -p PID\n"
+               "\n"
+               "A live view of a running process, redrawn every second, like top(1):\n"
+               "its functions by own share (samples where the function is the leaf)\n"
+               "and total share (samples with it anywhere on the stack, once however\n"
+               "deep it recurses) and, for a GHC program, the share of each tag\n"
+               "(haskell, unsafe-ffi, safe-ffi, gc, rts, idle, over every sample,\n"
+               "idle ones included). The header gives the target, the rate asked and\n"
+               "achieved, the samples taken and the time since the start.\n"
+               "\n"
+               "Shares are of the recent past: each sample's weight halves every\n"
+               "%.0f s (an exponentially decayed window: the last %.0f s count for 7/8),\n"
+               "so the view follows what the program does now; the a key switches to\n"
+               "all-time counts and back.\n"
+               "\n"
+               "  -p, --pid PID         the process to watch\n"
+               "  -F, --rate HZ         samples per second (default 99; jittered +-10%%)\n"
+               "      --idle            count samples of idle threads in the function\n"
+               "                        lists too; left out by default\n"
+               "  -h, --help            this text\n"
+               "\n"
+               "keys:\n"
+               "  q          quit: detach and leave the process running (so do Ctrl-C\n"
+               "             and SIGTERM)\n"
+               "  t          all threads merged, or one section per thread (busiest\n"
+               "             first: its role, share of the samples, time on CPU, tags\n"
+               "             and its own top functions)\n"
+               "  s          sort by own or by total share\n"
+               "  a          recent window or all-time counts\n"
+               "  space      redraw now (so does Ctrl-L)\n"
+               "\n"
+               "It needs a terminal on standard input and output; the terminal is put\n"
+               "back as it was however top ends. The process keeps running whatever\n"
+               "happens to hsspy.\n",
+            LIVE_HALF_LIFE_S, 3 * LIVE_HALF_LIFE_S);
+}
+
+static int cmd_top(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"pid", required_argument, NULL, 'p'},
+        {"rate", required_argument, NULL, 'F'},
+        {"idle", no_argument, NULL, 'I'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct live_opts o = {.rate_hz = 99};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "p:F:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (parse_pid(optarg, &o.pid) < 0)
+                return 2;
+            break;
+        case 'F':
+            if (parse_rate(optarg, &o.rate_hz) < 0)
+                return 2;
+            break;
+        case 'I': o.idle = true; break;
+        case 'h': top_usage(stdout); return 0;
+        default: return bad_option(argv, "top");
+        }
+    }
+    if (!o.pid || optind < argc) {
+        log__error("top needs -p PID and nothing else (see hsspy top --help)");
+        return 2;
+    }
+    return live__run(&o);
 }
 
 static void dump_usage(FILE *f)
@@ -281,7 +388,6 @@ static int cmd_dump(int argc, char **argv)
 
 static void report_usage(FILE *f)
 {
-    const struct writer *const *w = writer__all();
     fprintf(f, "usage: hsspy report [-f FORMAT] [-o FILE] [--threads] [--idle] [--sort acc|own]\n"
                "                    FILE\n"
                "\n"
@@ -290,8 +396,7 @@ static void report_usage(FILE *f)
                "recording's), and write it in any format.\n"
                "\n"
                "  -f, --format FORMAT   output format (default report):\n");
-    for (size_t i = 0; w[i]; i++)
-        fprintf(f, "                          %-9s %s\n", w[i]->name, w[i]->help);
+    formats_usage(f);
     fprintf(f, "  -o, --output FILE     write to FILE (default: standard output)\n"
                "      --threads         a root frame per OS thread\n"
                "      --idle            keep samples of idle threads\n"
@@ -368,6 +473,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "record") == 0)
         return cmd_record(argc - 1, argv + 1);
+    if (strcmp(argv[1], "top") == 0)
+        return cmd_top(argc - 1, argv + 1);
     if (strcmp(argv[1], "dump") == 0)
         return cmd_dump(argc - 1, argv + 1);
     if (strcmp(argv[1], "report") == 0)

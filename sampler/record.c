@@ -3,13 +3,16 @@
  * Each tick: interrupt every thread, capture registers and stack bytes,
  * resume (the target is stopped only for this part), then unwind and walk the
  * captures into raw stacks while the target runs. At the end: detach, name
- * the frames, write the chosen format.
+ * the frames, write the chosen format. A live view (hsspy top) instead has
+ * the frames new since its last look named and the samples handed to it
+ * about once a second, between ticks, and is polled for input meanwhile.
  */
 #define _GNU_SOURCE
 #include "sampler/record.h"
 
 #include <errno.h>
 #include <sched.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +30,7 @@
 #include "sampler/log.h"
 #include "sampler/output.h"
 #include "sampler/proc.h"
+#include "sampler/remote.h"
 #include "sampler/tracee.h"
 #include "haskell-stack/green.h"
 #include "haskell-stack/hs_sample.h"
@@ -51,6 +55,7 @@ struct recorder {
     struct modset ms;
     struct unwinder uw;
     struct rts rts;
+    struct ccs_walk ccs; /* --stack ccs */
     struct profile p;
     struct raw_frame frames[MAX_FRAMES];
     struct last_sample *last; /* per profile thread */
@@ -390,12 +395,74 @@ static uint64_t cpu_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* How often a live view looks at its input, whatever the sampling rate. */
+#define LIVE_POLL_NS 50000000u
+
+/* Hand the samples taken since the last refresh to the live view, their
+ * frames named (outside any stop: every thread has been resumed), then
+ * drop them: a view that runs for hours keeps its own figures. */
+static enum live_action live_refresh(struct recorder *r)
+{
+    struct profile *p = &r->p;
+    if (profile__symbolize_new(p, &r->ms) < 0) {
+        log__error("out of memory naming frames");
+        return LIVE_STOP;
+    }
+    /* Threads name themselves after they start ("ghc_ticker", "prog:w"). */
+    for (size_t i = 0; i < p->nthreads; i++)
+        if (tracee__find(&r->t, p->threads[i].tid)) {
+            char comm[16];
+            proc__comm(r->t.pid, p->threads[i].tid, comm, sizeof comm);
+            if (strcmp(comm, "?") != 0)
+                memcpy(p->threads[i].comm, comm, sizeof comm);
+        }
+    if (r->rts.ghc)
+        profile__name_roles(p);
+    uint64_t now = tracee__now_ns();
+    enum live_action a = r->o->live->refresh(r->o->live->arg, p, now - r->t0_ns);
+    profile__drop_samples(p);
+    return a;
+}
+
+/* Wait for the next tick, handling ptrace events meanwhile; a live view is
+ * polled every LIVE_POLL_NS and refreshed when due. Returns a stopping
+ * signal, or -1 when the live view ends the recording, else 0. */
+static int wait_tick(struct recorder *r, uint64_t when, uint64_t *next_poll,
+                     uint64_t *next_refresh)
+{
+    const struct record_live *lv = r->o->live;
+    for (;;) {
+        uint64_t until = lv && *next_poll < when ? *next_poll : when;
+        int sig = tracee__wait(&r->t, until);
+        if (sig || !lv || r->t.exited || r->t.execed)
+            return sig;
+        uint64_t now = tracee__now_ns();
+        if (now >= *next_poll) {
+            *next_poll = now + LIVE_POLL_NS;
+            enum live_action a = lv->poll(lv->arg);
+            if (a == LIVE_STOP)
+                return -1;
+            if (a == LIVE_REFRESH)
+                *next_refresh = now;
+        }
+        if (now >= *next_refresh) {
+            if (live_refresh(r) == LIVE_STOP)
+                return -1;
+            *next_refresh = tracee__now_ns() + lv->refresh_ns;
+        }
+        if (now >= when)
+            return 0;
+    }
+}
+
 static void loop(struct recorder *r)
 {
     const double period = 1e9 / r->o->rate_hz;
     uint64_t end = r->o->duration_s > 0 ? r->t0_ns + (uint64_t)(r->o->duration_s * 1e9) : 0;
     double next = (double)r->t0_ns;
     uint64_t not_before = 0;
+    /* A live view is drawn at once (empty), then every refresh_ns. */
+    uint64_t next_poll = r->t0_ns, next_refresh = r->t0_ns;
 
     for (;;) {
         /* Each interval is the period +-10%, so sampling cannot lock onto a
@@ -406,7 +473,9 @@ static void loop(struct recorder *r)
             when = not_before;
         if (end && when > end)
             when = end;
-        int sig = tracee__wait(&r->t, when);
+        int sig = wait_tick(r, when, &next_poll, &next_refresh);
+        if (sig < 0)
+            return;
         if (sig) {
             log__info("%s: stopping", strsignal(sig));
             return;
@@ -468,6 +537,89 @@ static uint64_t self_cpu_ns(void)
            (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
 }
 
+/* --stack ccs reads cost-centre stack nodes from the running target. */
+static int read_live(void *ctx, uint64_t addr, void *out, size_t len)
+{
+    return remote__read(*(const pid_t *)ctx, addr, out, len);
+}
+
+/* The file execvp would run for cmd, into path; false if none. */
+static bool find_command(const char *cmd, char *path, size_t size)
+{
+    if (strchr(cmd, '/'))
+        return snprintf(path, size, "%s", cmd) < (int)size;
+    const char *dirs = getenv("PATH");
+    if (!dirs || !*dirs)
+        dirs = "/bin:/usr/bin";
+    for (const char *d = dirs; *d;) {
+        size_t n = strcspn(d, ":");
+        if (snprintf(path, size, "%.*s%s%s", (int)n, d, n ? "/" : "", cmd) < (int)size &&
+            access(path, X_OK) == 0)
+            return true;
+        d += n;
+        if (*d == ':')
+            d++;
+    }
+    return false;
+}
+
+static void log_not_profiled(const char *prog, bool ghc)
+{
+    if (ghc)
+        log__error("--stack ccs needs a program built with -prof, and %s was not: rebuild it "
+                   "with ghc -prof (cost centres come from -fprof-auto or {-# SCC #-} "
+                   "annotations), or use --stack stg",
+                   prog);
+    else
+        log__error("--stack ccs needs a GHC program built with -prof, and %s is not a GHC "
+                   "program",
+                   prog);
+}
+
+static bool has_symtab(Elf *elf)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while ((scn = elf_nextscn(elf, scn)) != NULL)
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+            return true;
+    return false;
+}
+
+/* --stack ccs on a program that has no cost centres: one line, before
+ * touching it. The executable (the command as execvp finds it, or
+ * /proc/PID/exe) must be GHC code with CCS_MAIN, which only the profiled
+ * RTS defines. -1 after the error; 0 if it is one, or if that cannot be
+ * told from the file (unreadable, or stripped: rts__attach then says what
+ * it can). */
+static int check_profiled(const struct record_opts *o)
+{
+    char path[PATH_MAX + 32], shown[PATH_MAX];
+    struct module m;
+    GElf_Sym sym;
+
+    if (o->argv) {
+        if (!find_command(o->argv[0], path, sizeof path))
+            return 0;
+        snprintf(shown, sizeof shown, "%s", o->argv[0]);
+    } else {
+        snprintf(path, sizeof path, "/proc/%d/exe", (int)o->pid);
+        ssize_t n = readlink(path, shown, sizeof shown - 1);
+        if (n <= 0)
+            return 0;
+        shown[n] = 0;
+    }
+    if (module__open_file(&m, path, 0, 0, 0) < 0)
+        return 0;
+    bool ghc = m.is_haskell, prof = ghc && module__find_symbol(&m, "CCS_MAIN", &sym);
+    bool stripped = ghc && !prof && !has_symtab(m.elf);
+    module__close(&m);
+    if (prof || stripped)
+        return 0;
+    log_not_profiled(shown, ghc);
+    return -1;
+}
+
 static void finish_threads(struct recorder *r)
 {
     /* Threads name themselves after they start (GHC's "ghc_ticker", "prog:w");
@@ -483,7 +635,7 @@ static void finish_threads(struct recorder *r)
 int record__run(const struct record_opts *o)
 {
     struct recorder r;
-    const struct writer *w = writer__find(o->format);
+    const struct writer *w = o->live ? NULL : writer__find(o->format);
     sigset_t set, old;
     FILE *out = NULL;
     int rc = 1;
@@ -491,16 +643,18 @@ int record__run(const struct record_opts *o)
 
     memset(&r, 0, sizeof r);
     r.o = o;
-    if (!w) {
+    if (!w && !o->live) {
         log__error("unknown format '%s' (see hsspy record --help)", o->format);
         return 2;
     }
     /* A binary format would flood a terminal: refuse before touching the
      * target. */
-    if (output__refused(o->output, w))
+    if (w && output__refused(o->output, w))
         return 2;
+    if (o->stack == STACK_CCS && check_profiled(o) < 0)
+        return 1;
     rng_state = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
-    if (!(out = output__open(o->output, w)))
+    if (w && !(out = output__open(o->output, w)))
         return 1;
     if (profile__init(&r.p) < 0 || capture__init(&r.cap, o->stack_bytes) < 0) {
         log__error("out of memory");
@@ -533,6 +687,23 @@ int record__run(const struct record_opts *o)
         goto done_signals;
     }
     tracee__drain(&r.t);
+    if (o->stack == STACK_CCS) {
+        /* (Only if its file could not be read before: see check_profiled.
+         * A GHC program whose RTS symbols are missing was warned about and
+         * gets its C stacks, as with --stack stg.) */
+        if (!r.rts.ghc || (r.rts.L && !r.rts.profiled)) {
+            log_not_profiled(o->argv ? o->argv[0] : r.ms.main ? r.ms.main->path : "the program",
+                             r.rts.ghc);
+            if (r.p.launched)
+                kill(pid, SIGKILL); /* it has only just started, for us */
+            tracee__detach(&r.t, 1000);
+            if (r.p.launched)
+                waitpid(pid, NULL, 0);
+            goto done_signals;
+        }
+        ccs_walk__init(&r.ccs, r.rts.L, r.rts.ccs_main, read_live, &r.p.pid);
+        r.rts.ccs = &r.ccs;
+    }
     if (r.rts.ghc)
         snprintf(r.p.ghc_version, sizeof r.p.ghc_version, "%s", r.rts.version);
     r.uw.ghc = r.rts.ghc;
@@ -542,9 +713,13 @@ int record__run(const struct record_opts *o)
                   "profile an unstripped build for names",
                   r.ms.main->path, r.ms.main->name);
 
-    if (!o->snapshot)
+    if (!o->snapshot && !o->live)
         log__info("sampling pid %d at %.0f Hz%s", (int)pid, o->rate_hz,
                   o->duration_s > 0 ? "" : "; Ctrl-C to stop");
+    if (o->live && o->live->start(o->live->arg, &r.p) < 0) {
+        tracee__detach(&r.t, 1000);
+        goto done_signals;
+    }
     r.rts.exact_stacks = o->snapshot;
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
@@ -560,7 +735,10 @@ int record__run(const struct record_opts *o)
     if (o->snapshot) {
         snapshot(&r);
     } else {
-        r.p.realtime = !o->no_realtime && realtime(true);
+        r.p.realtime = o->realtime && realtime(true);
+        if (o->realtime && !r.p.realtime)
+            log__warn("--realtime is not allowed here (it needs root or CAP_SYS_NICE): "
+                      "sampling at the normal priority");
         loop(&r);
         if (r.p.realtime)
             realtime(false);
@@ -568,6 +746,8 @@ int record__run(const struct record_opts *o)
     progress(&r, tracee__now_ns(), true);
     r.p.duration_ns = tracee__now_ns() - r.t0_ns;
     r.p.self_cpu_ns = self_cpu_ns() - cpu_before;
+    if (o->live)
+        o->live->stop(o->live->arg); /* the terminal back as soon as sampling ends */
     if (r.t.execed)
         log__info("pid %d called exec: the program changed, recording stops here", (int)pid);
     finish_threads(&r);
@@ -581,6 +761,16 @@ int record__run(const struct record_opts *o)
     r.p.exit_status = r.t.exit_status;
     r.p.signals_forwarded = r.t.st.signals_forwarded;
     r.p.live_reads = r.uw.st.live_reads;
+    if (o->live) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        if (r.t.exited && WIFEXITED(r.t.exit_status))
+            log__info("pid %d exited with status %d", (int)pid, WEXITSTATUS(r.t.exit_status));
+        else if (r.t.exited && WIFSIGNALED(r.t.exit_status))
+            log__info("pid %d was killed by signal %d", (int)pid, WTERMSIG(r.t.exit_status));
+        else if (r.t.exited)
+            log__info("pid %d exited", (int)pid);
+        goto verdict;
+    }
     /* Names are looked up in the files, with their debug information: not
      * for a raw file, which keeps addresses (hsspy report names them). */
     if (!w->addresses)
@@ -602,12 +792,14 @@ int record__run(const struct record_opts *o)
         if (waitpid(pid, &st, WNOHANG) == 0)
             log__info("'%s' (pid %d) keeps running", o->argv[0], (int)pid);
     }
+verdict:
     /* A GHC program whose Haskell side could not be read got a C-only
      * profile: written, but not what was asked for. */
     if (r.rts.pending)
         log__error("pid %d's GHC runtime could not be validated before the recording ended "
-                   "(%s); the profile has C stacks only",
-                   (int)pid, r.rts.unsure ? "its capabilities kept changing" : "it had not started");
+                   "(%s); the %s C stacks only",
+                   (int)pid, r.rts.unsure ? "its capabilities kept changing" : "it had not started",
+                   o->live ? "view showed" : "profile has");
     rc = r.rts.ghc && !r.rts.usable ? 3 : 0;
     goto done;
 done_signals:
@@ -615,6 +807,7 @@ done_signals:
 done:
     output__close(out);
     rts__free(&r.rts);
+    ccs_walk__free(&r.ccs);
     unwind__free(&r.uw);
     if (r.ms.pid)
         modset__free(&r.ms);

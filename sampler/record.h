@@ -4,9 +4,47 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "out/writer.h"
+
+/* What a GHC sample's Haskell part is (--stack). */
+enum stack_mode {
+    STACK_STG, /* the STG stack's frames (the default) */
+    STACK_CCS, /* the current cost-centre stack (a -prof program) */
+};
+
+/* What a live consumer wants the recording loop to do next. */
+enum live_action {
+    LIVE_GO,      /* carry on */
+    LIVE_REFRESH, /* call refresh now (a key changed the view) */
+    LIVE_STOP,    /* end the recording: detach, the target runs on */
+};
+
+/* A live consumer of the recording (hsspy top). Its hooks run in the
+ * recording loop between ticks, never while a thread of the target is
+ * stopped. With one, record__run writes no output and keeps no samples:
+ * each batch is handed to refresh once, then dropped. */
+struct record_live {
+    void *arg;
+    uint64_t refresh_ns; /* how often refresh is called */
+    /* The target is attached, its runtime known, p's header filled in
+     * (pid, command line, GHC version, rate); sampling starts next.
+     * Returns 0, or -1 to give up (record__run detaches and returns 1). */
+    int (*start)(void *arg, const struct profile *p);
+    /* About every refresh_ns, and when poll asks: the samples taken since
+     * the last call are the samples p holds, every frame named
+     * (profile__symbolize_new), threads' names and, for a GHC program,
+     * roles as of these samples. now_ns counts from the start of sampling,
+     * as sample times do. */
+    enum live_action (*refresh)(void *arg, const struct profile *p, uint64_t now_ns);
+    /* About every 50 ms, whatever the rate: look at the user's input. */
+    enum live_action (*poll)(void *arg);
+    /* Sampling has ended (the user, a signal, the target exited), before
+     * detaching; called exactly once if start succeeded. */
+    void (*stop)(void *arg);
+};
 
 struct record_opts {
     double rate_hz;     /* -F */
@@ -21,7 +59,9 @@ struct record_opts {
     size_t stack_bytes; /* C stack copied per thread per sample */
     bool snapshot;      /* one sample of every thread, exact stacks (dump) */
     const char *save_dir; /* --save-captures: raw captures for the fuzzer */
-    bool no_realtime;     /* --no-realtime: sample at the normal priority */
+    bool realtime;        /* --realtime: sample at SCHED_FIFO priority */
+    enum stack_mode stack; /* --stack */
+    const struct record_live *live; /* hsspy top: no output, see record_live */
 };
 
 /* Run a recording; returns the process exit code (0 on success). */

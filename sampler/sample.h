@@ -34,7 +34,8 @@ enum frame_kind {
     X(WE_BAD_FRAME, "frame does not fit its stack chunk")                  \
     X(WE_CHUNKS, "too many stack chunks")                                  \
     X(WE_NO_SP, "no Haskell stack pointer")                                \
-    X(WE_RTS_STATE, "RTS state unreadable")
+    X(WE_RTS_STATE, "RTS state unreadable")                                \
+    X(WE_CCS, "cost-centre stack unreadable")
 
 enum walk_error {
 #define X(e, s) e,

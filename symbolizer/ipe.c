@@ -259,26 +259,11 @@ int ipe__span_line(const char *span)
  * A module's map, from its file
  * ---------------------------------------------------------------------- */
 
-/* Any loaded segment's file bytes, writable ones included: the nodes are
- * in .data, and what the file holds is their state before the RTS touched
- * them, which is what is wanted. */
+/* The nodes are in .data: what the file holds is their state before the
+ * RTS touched them, which is what is wanted. */
 static const uint8_t *module_at(void *ctx, uint64_t vaddr, size_t *avail)
 {
-    const struct module *m = ctx;
-    for (size_t i = 0; i < m->nph; i++) {
-        const GElf_Phdr *ph = &m->ph[i];
-        if (ph->p_type != PT_LOAD || vaddr < ph->p_vaddr || vaddr - ph->p_vaddr >= ph->p_filesz)
-            continue;
-        uint64_t off = ph->p_offset + (vaddr - ph->p_vaddr);
-        uint64_t left = ph->p_filesz - (vaddr - ph->p_vaddr);
-        if (off >= m->image_size)
-            return NULL;
-        if (left > m->image_size - off)
-            left = m->image_size - off;
-        *avail = (size_t)left;
-        return m->image + off;
-    }
-    return NULL;
+    return module__file_at(ctx, vaddr, avail);
 }
 
 struct node_scan {

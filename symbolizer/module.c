@@ -408,6 +408,24 @@ int module__read(const struct module *m, uint64_t addr, void *out, size_t len)
     return -EFAULT;
 }
 
+const uint8_t *module__file_at(const struct module *m, uint64_t vaddr, size_t *avail)
+{
+    for (size_t i = 0; i < m->nph; i++) {
+        const GElf_Phdr *ph = &m->ph[i];
+        if (ph->p_type != PT_LOAD || vaddr < ph->p_vaddr || vaddr - ph->p_vaddr >= ph->p_filesz)
+            continue;
+        uint64_t off = ph->p_offset + (vaddr - ph->p_vaddr);
+        uint64_t left = ph->p_filesz - (vaddr - ph->p_vaddr);
+        if (!m->image || off >= m->image_size)
+            return NULL;
+        if (left > m->image_size - off)
+            left = m->image_size - off;
+        *avail = (size_t)left;
+        return m->image + off;
+    }
+    return NULL;
+}
+
 /* Debian ships symbols and DWARF of stripped files separately, found by
  * build-id: /usr/lib/debug/.build-id/ab/cdef....debug, first among the
  * target's own files (a container's debug packages), then the host's. */

@@ -76,6 +76,12 @@ void module__close(struct module *m);
  * file. 0, or -EFAULT if the range is not entirely in one such segment. */
 int module__read(const struct module *m, uint64_t addr, void *out, size_t len);
 
+/* The bytes the file holds at ELF virtual address vaddr, in any loaded
+ * segment, writable ones included (their contents before the program ran:
+ * static data such as GHC's IPE nodes and cost centres), and in *avail how
+ * many follow in the same segment; NULL if vaddr is not in the file. */
+const uint8_t *module__file_at(const struct module *m, uint64_t vaddr, size_t *avail);
+
 /* The symbol covering a runtime address (loads the table on first use). */
 const struct sym *module__symbol(struct module *m, uint64_t addr);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolizer/cost_centre.h"
 #include "symbolizer/ipe.h"
 #include "symbolizer/zdecode.h"
 
@@ -72,6 +73,43 @@ static bool ipe_name(struct module *m, const struct raw_frame *f, struct frame_s
     return true;
 }
 
+/* A cost centre (--stack ccs): "Module.label" from the CostCentre in the
+ * executable file, its srcloc as file, line and span. One the program made
+ * while running is in no file: "[cost centre 0x...]". */
+static int ccs_name(struct modset *ms, const struct raw_frame *f, struct frame_sym *out)
+{
+    struct module *m = modset__find(ms, f->addr);
+    /* The CostCentre layout is the same in every RTS variant. */
+    const struct rts_layout *L =
+        m && m->is_haskell ? rts_layout__find(m->ghc_version, false, true, false) : NULL;
+    struct cost_centre cc;
+    char buf[2 * COST_CENTRE__MAX_STR + 2];
+
+    if (!L || cost_centre__read(m, L, f->addr, &cc) < 0) {
+        snprintf(buf, sizeof buf, "[cost centre 0x%llx]", (unsigned long long)f->addr);
+        out->name = strdup(buf);
+        out->lang = LANG_HASKELL;
+        return out->name ? 0 : -ENOMEM;
+    }
+    if (cc.module[0])
+        snprintf(buf, sizeof buf, "%s.%s", cc.module, cc.label);
+    else
+        snprintf(buf, sizeof buf, "%s", cc.label);
+    out->name = strdup(buf);
+    out->object = strdup(m->name);
+    out->lang = LANG_HASKELL;
+    const char *span;
+    int line;
+    if (cost_centre__srcloc(cc.srcloc, buf, sizeof buf, &line, &span)) {
+        out->file = strdup(buf);
+        out->line = line;
+        out->span = strdup(span);
+        if (!out->file || !out->span)
+            return -ENOMEM;
+    }
+    return out->name && out->object ? 0 : -ENOMEM;
+}
+
 int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_sym *out)
 {
     const char *fixed = fixed_name((enum frame_kind)f->kind);
@@ -89,6 +127,8 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
         out->lang = f->kind == FK_HS_UPDATE ? LANG_HASKELL : LANG_NONE;
         return out->name ? 0 : -ENOMEM;
     }
+    if (f->kind == FK_HS_CCS)
+        return ccs_name(ms, f, out);
     symbolize__code_addr(f, &addr);
     m = modset__find(ms, addr);
     if (!m) {

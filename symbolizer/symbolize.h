@@ -11,6 +11,9 @@
  * code and are looked up as they are; when the executable was built with
  * -finfo-table-map, an info pointer's IPE entry names it (continuations
  * included, which have no symbol) as Module.binding with its source span.
+ * A cost centre (FK_HS_CCS, --stack ccs) is named Module.label from the
+ * CostCentre struct in the executable file (cost_centre.h), its srcloc as
+ * file, line and span; one the file does not hold, "[cost centre 0x...]".
  */
 #ifndef HSSPY_SYMBOLIZE_H
 #define HSSPY_SYMBOLIZE_H

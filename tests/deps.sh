@@ -1,6 +1,7 @@
 #!/bin/sh
 # deps.sh - install the Debian packages hsspy and its tests need, but only
 # those missing (no apt-get at all when everything is there).
+# `deps.sh demo`: only what building hsspy and the demo needs.
 #
 # OPTIONAL packages are tried too, but a machine that cannot have them
 # (chromium: big, and absent from some mirrors) still builds and tests:
@@ -11,9 +12,10 @@ set -eu
 # zlib1g-dev: gzip for -f pprof. golang-go: `go tool pprof`, the reader the
 # pprof output is tested with. debootstrap and curl: the Debian chroots with
 # other GHC versions (tests/chroot.sh); libzstd-dev: compressed IPE data
-# (GHC 9.10+).
+# (GHC 9.10+). tmux: tests/functional/top.sh drives hsspy top through a real
+# terminal.
 PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev zlib1g-dev libzstd-dev ghc ghc-prof gdb
-procps bc util-linux valgrind libxml2-utils python3 golang-go debootstrap curl"
+procps bc util-linux valgrind libxml2-utils python3 golang-go debootstrap curl tmux"
 OPTIONAL="chromium"
 
 # node and npm run speedscope's importer on -f speedscope output. Only when
@@ -21,6 +23,11 @@ OPTIONAL="chromium"
 # packages (whose npm would clash with it).
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     PKGS="$PKGS nodejs npm"
+fi
+
+if [ "${1:-}" = demo ]; then
+    PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev zlib1g-dev libzstd-dev ghc"
+    OPTIONAL=""
 fi
 
 missing_of() {

@@ -116,16 +116,19 @@ require_ptrace() {
 declare -A GHC_VERSION=()
 GHC_TARGETS=""
 
-# Under HSSPY_REQUIRE_GHC_VERSIONS=1 a missing version is a failure.
+# A missing version is a failure where the chroots can be built (as root,
+# which CI is: it must run them), a SKIP saying why elsewhere;
+# HSSPY_REQUIRE_GHC_VERSIONS=1 or 0 decides instead.
 ghc_targets() {
-    local list=$ROOT/build/ghc-targets suite ver ok reason
+    local list=$ROOT/build/ghc-targets suite ver ok reason require
+    require=${HSSPY_REQUIRE_GHC_VERSIONS:-$([ "$(id -u)" = 0 ] && echo 1 || echo 0)}
     [ -s "$list" ] || "$ROOT/tests/ghc-targets.sh" >/dev/null 2>"$T/ghc-targets.err"
     GHC_TARGETS=""
     while read -r suite ver ok reason; do
         if [ "$ok" = ok ]; then
             GHC_TARGETS="$GHC_TARGETS $suite"
             GHC_VERSION[$suite]=$ver
-        elif [ "${HSSPY_REQUIRE_GHC_VERSIONS:-0}" = 1 ]; then
+        elif [ "$require" = 1 ]; then
             fail "ghc-$ver" "required, but unavailable: $reason"
         else
             skip "ghc-$ver" "$reason"

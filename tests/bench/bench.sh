@@ -106,13 +106,13 @@ fi
 rm -f "$tmp/probe.data"
 
 # --- 1. overhead: interleaved rounds ----------------------------------------
-CONFIGS="alone h100 h1k h1kn prof"
-[ $perf_ok = 1 ] && CONFIGS="alone h100 h1k h1kn p100 p1k prof"
+CONFIGS="alone h100 h1k h1kr prof"
+[ $perf_ok = 1 ] && CONFIGS="alone h100 h1k h1kr p100 p1k prof"
 declare -A LABEL=(
     [alone]="alone"
     [h100]="hsspy record -F 100"
     [h1k]="hsspy record -F 1000"
-    [h1kn]="  same, --no-realtime"
+    [h1kr]="  same, --realtime"
     [p100]="perf record -g -F 100"
     [p1k]="perf record -g -F 1000"
     [prof]="-prof -fprof-auto, +RTS -p"
@@ -125,10 +125,10 @@ run_cfg() { # CONFIG: one timed run; its time appended to $tmp/CONFIG.ms
     local c=$1 ms
     case $c in
     alone) ms=$("$BENCH" "${ARGS[@]}" | elapsed) ;;
-    h100 | h1k | h1kn)
+    h100 | h1k | h1kr)
         local hz=100 opt=()
         [ "$c" != h100 ] && hz=1000
-        [ "$c" = h1kn ] && opt=(--no-realtime)
+        [ "$c" = h1kr ] && opt=(--realtime)
         ms=$("$HSSPY" record -q "${opt[@]}" -F $hz -f report -o "$tmp/rep" -- "$BENCH" "${ARGS[@]}" | elapsed)
         cat "$tmp/rep" >>"$tmp/$c.reports"
         ;;
@@ -249,10 +249,10 @@ done
 [ $perf_ok = 1 ] || printf '   perf: %s\n' "$perf_why"
 
 printf '\n2. hsspy per sample (its own report, median over the rounds)\n'
-for c in h1k h1kn h100; do
+for c in h1k h1kr h100; do
     hsspy_figures $c
     hz=1000; [ $c = h100 ] && hz=100
-    how=""; [ $c = h1kn ] && how=", --no-realtime"
+    how=""; [ $c = h1kr ] && how=", --realtime"
     printf '   at %4d Hz%s: pause per stopped thread median %s us (goal <= 30: %s), p99 %s us;\n' \
         $hz "$how" "$F_PAUSE_MED" "$(met "$F_PAUSE_MED" "<=" 30)" "$F_PAUSE_P99"
     printf '              rate %s Hz, missed ticks %.2f%%%s; hsspy %s%% of one CPU, %s us per tick\n' \

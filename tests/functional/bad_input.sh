@@ -82,6 +82,11 @@ expect_error "bad-sort" "--sort needs acc or own, not 'cnt'" "$HSSPY" record -f 
 expect_error "sort-no-value" "option --sort needs a value" "$HSSPY" record -f calls --sort
 expect_error "sort-not-calls" "--sort applies to -f calls only, not to -f folded" \
     "$HSSPY" record --sort own -p 1
+expect_error "bad-stack" "--stack needs stg or ccs, not 'prof'" "$HSSPY" record --stack prof -p 1
+expect_error "stack-no-value" "option --stack needs a value" "$HSSPY" record --stack
+expect_error "stack-ccs-not-ghc" "--stack ccs needs a GHC program built with -prof, and .* is not a GHC program" \
+    "$HSSPY" record --stack ccs -d 1 -p "$target"
+untouched "stack-ccs-untouched" "$target"
 expect_error "unwritable-output" "cannot write /nonexistent/dir/out" \
     "$HSSPY" record -d 1 -o /nonexistent/dir/out -p "$target"
 untouched "final-untouched" "$target"

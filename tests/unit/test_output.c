@@ -1,10 +1,13 @@
 /* The profile store and the writers, on hand-built profiles: exact folded
  * text, interning, --threads roots, tag frames, idle filtering; the calls
  * analysis's exact counts (recursion, pseudo-functions, --sort); the
- * trace's merged, nested intervals. */
+ * trace's merged, nested intervals; incremental naming of new frames only,
+ * including frames in a library loaded after the module set was built. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "out/profile.h"
 #include "out/writer.h"
@@ -14,6 +17,7 @@
 static void name_frames(struct profile *p, const char *const *names)
 {
     p->syms = calloc(p->nframes, sizeof *p->syms);
+    p->cap_syms = p->nnamed = p->nframes;
     for (size_t i = 0; i < p->nframes; i++)
         p->syms[i].name = strdup(names[p->frames[i].addr]);
 }
@@ -157,8 +161,8 @@ TEST(folded_merges_same_names)
     struct raw_frame other[2] = {{1, FK_RET, 0}, {3, FK_RET, 0}};
     int64_t st = profile__stack(&p, other, 2);
     CHECK_EQ_INT(st, 1);
-    /* Name the new frame too. */
-    p.syms = realloc(p.syms, p.nframes * sizeof *p.syms);
+    /* Name the new frame too (interning gave it an empty slot). */
+    CHECK(p.syms[p.nframes - 1].name == NULL);
     p.syms[p.nframes - 1] = (struct frame_sym){.name = strdup("f")};
     profile__add(&p, &(struct prof_sample){.thread = 0, .stack = 1, .state = 'R'});
     char *s = render(&p, "folded", (struct out_opts){false, false, OUT_SORT_ACC});
@@ -657,6 +661,45 @@ TEST(trace_merges_and_nests)
                     "\"dur\":10000,\"pid\":42,\"tid\":102}"));
     CHECK(strstr(s, "\"samples_shown\":11,\"events\":17}}\n"));
     free(s);
+    profile__free(&p);
+}
+
+__attribute__((noinline)) int symbolize_new_probe(int x) { return x * 3 + 1; }
+
+/* A live view names frames as they come: the ones named before keep their
+ * names (not looked up again), and a frame in a library loaded since the
+ * module set was read gets its name, not "libfoo+0x..." or "[unknown]". */
+TEST(symbolize_new_names_only_new_frames)
+{
+    struct profile p;
+    struct modset ms;
+    profile__init(&p);
+    CHECK_EQ_INT(modset__init(&ms, getpid()), 0);
+    struct raw_frame a = {(uint64_t)(uintptr_t)symbolize_new_probe, FK_PC, 0};
+    CHECK(profile__stack(&p, &a, 1) == 0);
+    CHECK_EQ_INT(profile__symbolize_new(&p, &ms), 0);
+    CHECK_EQ_INT(p.nnamed, 1);
+    CHECK_EQ_STR(profile__frame_name(&p, 0), "symbolize_new_probe");
+    /* Mark the name: a second call must not look frame 0 up again. */
+    free(p.syms[0].name);
+    p.syms[0].name = strdup("named before");
+
+    /* Lazy: its ps_* imports are the debugger's to provide, and unused here. */
+    void *lib = dlopen("libthread_db.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!lib)
+        UNIT_FAIL("dlopen libthread_db.so.1: %s", dlerror());
+    void *fn = dlsym(lib, "td_init");
+    CHECK(fn != NULL);
+    CHECK(modset__find(&ms, (uint64_t)(uintptr_t)fn) == NULL); /* loaded after */
+    struct raw_frame b[2] = {{(uint64_t)(uintptr_t)fn, FK_PC, 0}, a};
+    CHECK(profile__stack(&p, b, 2) == 1);
+    CHECK_EQ_STR(profile__frame_name(&p, 1), "[unknown]"); /* not named yet */
+    CHECK_EQ_INT(profile__symbolize_new(&p, &ms), 0);
+    CHECK_EQ_INT(p.nnamed, 2);
+    CHECK_EQ_STR(profile__frame_name(&p, 0), "named before");
+    CHECK_EQ_STR(profile__frame_name(&p, 1), "td_init");
+    dlclose(lib);
+    modset__free(&ms);
     profile__free(&p);
 }
 

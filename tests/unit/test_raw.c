@@ -20,6 +20,7 @@ static void build(struct profile *p)
     p->ticks = 597;
     p->missed_ticks = 3;
     p->errors[WE_NO_SP] = 7;
+    p->errors[WE_CCS] = 2;
     hist__add(&p->pause, 5000);
     hist__add(&p->pause, 9000);
     p->nmodules = 2;
@@ -37,7 +38,10 @@ static void build(struct profile *p)
     strcpy(p->threads[t1].role, "capability 1");
     struct raw_frame a[3] = {{0x401000, FK_PC, 0}, {0x402000, FK_HS_RET, 0}, {0, FK_HS_UPDATE, 0}};
     struct raw_frame b[2] = {{0x7fff0100, FK_RET, 0}, {WE_NO_SP, FK_INVALID, 0}};
+    /* --stack ccs: cost centres by their CostCentre's address. */
+    struct raw_frame c[3] = {{0x572400, FK_HS_CCS, 0}, {0x5724c0, FK_HS_CCS, 0}, {WE_CCS, FK_INVALID, 0}};
     int64_t s0 = profile__stack(p, a, 3), s1 = profile__stack(p, b, 2);
+    profile__stack(p, c, 3);
     for (int i = 0; i < 10; i++)
         profile__add(p, &(struct prof_sample){.t_ns = (uint64_t)i * 5000000, .thread = (uint32_t)(i & 1 ? t1 : t0),
                                             .stack = (uint32_t)(i % 3 ? s0 : s1), .tag = TAG_HASKELL,
@@ -70,6 +74,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.ticks, 597);
     CHECK_EQ_INT(b.missed_ticks, 3);
     CHECK_EQ_INT(b.errors[WE_NO_SP], 7);
+    CHECK_EQ_INT(b.errors[WE_CCS], 2);
     CHECK_EQ_INT(b.pause.n, 2);
     CHECK_EQ_INT(b.pause.max_ns, 9000);
     CHECK_EQ_INT(b.nmodules, 2);
@@ -83,7 +88,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.threads[1].samples, 5);
     CHECK_EQ_INT(b.threads[0].tags[TAG_HASKELL], 5);
     CHECK_EQ_INT(b.nframes, a.nframes);
-    CHECK_EQ_INT(b.nstacks, 2);
+    CHECK_EQ_INT(b.nstacks, 3);
     CHECK_EQ_INT(b.nsamples, 10);
     for (size_t i = 0; i < a.nframes; i++) {
         CHECK_EQ_INT(b.frames[i].addr, a.frames[i].addr);
@@ -111,6 +116,12 @@ TEST(round_trip)
     const uint32_t *ids = profile__stack_ids(&b, 0, &n);
     CHECK_EQ_INT(n, 3);
     CHECK_EQ_INT(b.frames[ids[1]].addr, 0x402000);
+    ids = profile__stack_ids(&b, 2, &n);
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(b.frames[ids[0]].kind, FK_HS_CCS);
+    CHECK_EQ_INT(b.frames[ids[0]].addr, 0x572400);
+    CHECK_EQ_INT(b.frames[ids[1]].kind, FK_HS_CCS);
+    CHECK_EQ_INT(b.frames[ids[1]].addr, 0x5724c0);
     free(buf);
     profile__free(&a);
     profile__free(&b);

@@ -16,6 +16,7 @@
 static void name_frames(struct profile *p, const char *const *names)
 {
     p->syms = calloc(p->nframes, sizeof *p->syms);
+    p->cap_syms = p->nnamed = p->nframes;
     for (size_t i = 0; i < p->nframes; i++)
         p->syms[i].name = strdup(names[p->frames[i].addr]);
 }
