@@ -178,13 +178,6 @@ void unwind__free(struct unwinder *u)
     u->as = NULL;
 }
 
-void unwind__flush(struct unwinder *u)
-{
-    unw_flush_cache(u->as, 0, 0);
-    for (size_t i = 0; i < 1024; i++)
-        u->cfi_cache_val[i] = -1;
-}
-
 bool unwind__is_haskell_pc(struct unwinder *u, uint64_t pc)
 {
     struct module *m = modset__find(u->ms, pc);

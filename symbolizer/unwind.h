@@ -62,8 +62,6 @@ struct unwind_result {
 
 int unwind__init(struct unwinder *u, struct modset *ms, pid_t pid);
 void unwind__free(struct unwinder *u);
-/* Drop cached unwind rules (after modules changed). */
-void unwind__flush(struct unwinder *u);
 
 /* Unwind one thread from its captured registers and stack, writing at most
  * max raw frames (innermost first: FK_PC then FK_RET). */
