@@ -572,12 +572,20 @@ void profile__name_roles(struct profile *p)
         const uint64_t *roles = c[t].roles, *caps = c[t].caps;
         int best = ROLE_NONE, cap = 0;
         bool main_thread = p->threads[t].tid == p->pid;
+        uint64_t all = 0;
+        for (int k = 0; k < ROLE__COUNT; k++)
+            all += roles[k];
         for (int k = 1; k < ROLE__COUNT; k++)
-            if (roles[k] > roles[best] &&
-                /* The main thread waiting in the scheduler (its Haskell
-                 * thread blocked) is not a worker: name what it did. */
-                !(main_thread && k == ROLE_IDLE_WORKER))
+            if (roles[k] > roles[best] && k != ROLE_IDLE_WORKER)
                 best = k;
+        /* A worker is named after what it does when it works, however long
+         * it waits between: one that held capability 0 for a third of the
+         * time is that capability's, not an idle worker. Only one that
+         * (almost) never worked is idle. The main thread waiting in the
+         * scheduler (its Haskell thread blocked) is not a worker at all. */
+        if (!main_thread && roles[ROLE_IDLE_WORKER] > 0 &&
+            (best == ROLE_NONE || roles[best] * 100 < all))
+            best = ROLE_IDLE_WORKER;
         for (int k = 1; k < 256; k++)
             if (caps[k] > caps[cap])
                 cap = k;

@@ -704,3 +704,45 @@ TEST(symbolize_new_names_only_new_frames)
 }
 
 UNIT_MAIN()
+
+/* Each thread's role is named after what it does when it works: a worker
+ * that held capability 1 a third of the time and waited for work the rest
+ * is capability 1's; one that worked in 1 sample of 400 is an idle worker;
+ * the main thread never is one (it waits for its Haskell thread). */
+static void add_roles(struct profile *p, int thread, int role, int cap, int times)
+{
+    for (int k = 0; k < times; k++) {
+        struct prof_sample s = {.thread = (uint32_t)thread, .role = (uint8_t)role,
+                                .cap = (int16_t)cap, .tag = TAG_IDLE, .state = 'S'};
+        profile__add(p, &s);
+    }
+}
+
+TEST(role_names)
+{
+    struct profile p;
+    profile__init(&p);
+    p.pid = 10;
+    int main_t = profile__thread(&p, 10, "prog");
+    int busy = profile__thread(&p, 11, "prog:w");
+    int idle = profile__thread(&p, 12, "prog:w");
+    int ffi = profile__thread(&p, 13, "prog:w");
+    int mixed = profile__thread(&p, 14, "prog:w");
+    add_roles(&p, main_t, ROLE_IDLE_WORKER, -1, 90);
+    add_roles(&p, main_t, ROLE_CAP, 0, 10);
+    add_roles(&p, busy, ROLE_IDLE_WORKER, -1, 200);
+    add_roles(&p, busy, ROLE_CAP, 1, 100);
+    add_roles(&p, idle, ROLE_IDLE_WORKER, -1, 399);
+    add_roles(&p, idle, ROLE_CAP, 0, 1);
+    add_roles(&p, ffi, ROLE_IDLE_WORKER, -1, 50);
+    add_roles(&p, ffi, ROLE_SAFE_FFI, -1, 30);
+    add_roles(&p, ffi, ROLE_CAP, 0, 20);
+    add_roles(&p, mixed, ROLE_NONE, -1, 5);
+    profile__name_roles(&p);
+    CHECK_EQ_STR(p.threads[main_t].role, "bound main thread (capability 0)");
+    CHECK_EQ_STR(p.threads[busy].role, "capability 1");
+    CHECK_EQ_STR(p.threads[idle].role, "idle worker");
+    CHECK_EQ_STR(p.threads[ffi].role, "safe-FFI worker");
+    CHECK_EQ_STR(p.threads[mixed].role, "");
+    profile__free(&p);
+}
