@@ -123,6 +123,7 @@ struct profile {
     uint64_t restarted;    /* calls a stop broke with EINTR, restarted by hsspy */
     uint64_t self_cpu_ns;  /* CPU time hsspy itself used while recording */
     bool realtime;         /* hsspy sampled at real-time priority */
+    bool short_slices;     /* ... or at normal priority in 0.1 ms slices */
     unsigned long signals_forwarded, live_reads;
 
     struct prof_module *modules;

@@ -152,6 +152,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->late);
     put_u64(&s, p->restarted);
     put_u8(&s, p->realtime); /* added later: readers take it if present */
+    put_u8(&s, p->short_slices); /* later still */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -363,6 +364,8 @@ static void read_meta(struct cur *c, struct profile *p)
     p->restarted = get_u64(c, "a counter");
     if (!c->bad && c->left >= 1) /* absent from files of earlier hsspys */
         p->realtime = get_u8(c, "a flag") != 0;
+    if (!c->bad && c->left >= 1)
+        p->short_slices = get_u8(c, "a flag") != 0;
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

@@ -41,10 +41,11 @@ static void header(const struct profile *p, FILE *f)
                 (double)hist__quantile(&p->stop_latency, 0.99) / 1e3);
     }
     if (p->self_cpu_ns && p->duration_ns)
-        fprintf(f, "  hsspy:     %.1f%% of one CPU while recording (%.0f us per tick), at %s priority\n",
+        fprintf(f, "  hsspy:     %.1f%% of one CPU while recording (%.0f us per tick), at %s priority%s\n",
                 100.0 * (double)p->self_cpu_ns / (double)p->duration_ns,
                 p->ticks ? (double)p->self_cpu_ns / (double)p->ticks / 1e3 : 0.0,
-                p->realtime ? "real-time" : "normal");
+                p->realtime ? "real-time" : "normal",
+                p->short_slices ? " in 0.1 ms slices" : "");
     if (p->repeated)
         fprintf(f, "  idle:      %" PRIu64 " samples of threads that had not run were taken "
                    "without stopping them\n", p->repeated);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -528,6 +529,41 @@ static bool realtime(bool on)
     return sched_setscheduler(0, on ? SCHED_FIFO | SCHED_RESET_ON_FORK : SCHED_OTHER, &sp) == 0;
 }
 
+/* At normal priority, ask for short scheduler slices: 0.1 ms instead of
+ * the default (about 1.5 ms on two CPUs). On a machine whose CPUs are all
+ * busy, the kernel's EEVDF scheduler lets a thread that wakes up run at
+ * once only if its slice ends before the running one's; with the default,
+ * hsspy waits for the end of a target thread's slice, often a millisecond
+ * or more, and misses ticks at 1 kHz. A short slice does not give hsspy
+ * more of the CPU (its share is its weight's, which stays), only gets it
+ * the CPU on time. Any user may ask (sched_attr.sched_runtime, Linux 6.12
+ * on; earlier kernels take the call and ignore it, so whether the slice
+ * took is read back). The nice value stays what it was. */
+struct slice_attr { /* struct sched_attr, as far as SCHED_OTHER needs */
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+};
+#define SHORT_SLICE_NS 100000u
+
+static bool short_slices(bool on)
+{
+    struct slice_attr a = {.size = sizeof a, .policy = SCHED_OTHER};
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, 0);
+    if (errno)
+        return false;
+    a.nice = nice;
+    a.runtime = on ? SHORT_SLICE_NS : 0; /* 0: back to the default */
+    if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
+        return false;
+    struct slice_attr got = {0};
+    return on && syscall(SYS_sched_getattr, 0, &got, (unsigned)sizeof got, 0) == 0 &&
+           got.policy == SCHED_OTHER && got.runtime == SHORT_SLICE_NS;
+}
+
 static uint64_t self_cpu_ns(void)
 {
     struct rusage ru;
@@ -739,9 +775,12 @@ int record__run(const struct record_opts *o)
         if (o->realtime && !r.p.realtime)
             log__warn("--realtime is not allowed here (it needs root or CAP_SYS_NICE): "
                       "sampling at the normal priority");
+        r.p.short_slices = !r.p.realtime && short_slices(true);
         loop(&r);
         if (r.p.realtime)
             realtime(false);
+        if (r.p.short_slices)
+            short_slices(false);
     }
     progress(&r, tracee__now_ns(), true);
     r.p.duration_ns = tracee__now_ns() - r.t0_ns;

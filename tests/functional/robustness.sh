@@ -118,6 +118,36 @@ else
     skip "realtime" "real-time priority is not allowed here"
 fi
 
+# Slices: at normal priority hsspy asks for 0.1 ms scheduler slices (EEVDF,
+# Linux 6.12 on; no privilege needed) so that it wakes on time on a busy
+# machine, and says so; the program it launches keeps the default slice.
+slice() { sed -n 's/^se\.slice *: *\([0-9]*\).*/\1/p' "/proc/$1/sched" 2>/dev/null; }
+kernel_at_least() { # MAJOR MINOR
+    local v; v=$(uname -r); local maj=${v%%.*} rest=${v#*.}; local min=${rest%%[!0-9]*}
+    [ "$maj" -gt "$1" ] || { [ "$maj" -eq "$1" ] && [ "$min" -ge "$2" ]; }
+}
+if [ -n "$(slice $$)" ] && kernel_at_least 6 12; then
+    "$HSSPY" record -q -F 1000 -d 1.5 -f report -o "$T/slice.report" -- "$W/work" 2 3000 \
+        >/dev/null 2>"$T/slice.err" &
+    rec=$!
+    BG_PIDS="$BG_PIDS $rec"
+    kid=""
+    for i in $(seq 100); do kid=$(pgrep -P "$rec" | head -n1); [ -n "$kid" ] && break; sleep 0.02; done
+    sleep 0.5
+    during=$(slice "$rec")
+    kids=$(for t in /proc/"$kid"/task/*; do slice "${t##*/}"; done | sort -u | tr '\n' ' ')
+    wait "$rec"
+    check_status "slice-record" $? "$T/slice.err"
+    [ -n "$kid" ] && kill "$kid" 2>/dev/null
+    check "slice-sampler" "hsspy sampled in slices of $during ns" test "$during" = 100000
+    check "slice-target-default" "the program's threads ran in slices of: $kids" \
+        test "$kids" != "" -a "$kids" = "$(slice $$) "
+    check "slice-reported" "$(grep hsspy: "$T/slice.report")" \
+        has_line "$T/slice.report" 'at normal priority in 0.1 ms slices'
+else
+    skip "slices" "this kernel ($(uname -r)) has no custom scheduler slices (Linux 6.12 on)"
+fi
+
 # Credentials: the launched command runs as the user hsspy runs as.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     mkdir -p "$T/bin" && chmod 755 "$T" "$T/bin" && cp "$HSSPY" "$T/bin/hsspy"

@@ -23,6 +23,7 @@ static void build(struct profile *p)
     p->errors[WE_CCS] = 2;
     hist__add(&p->pause, 5000);
     hist__add(&p->pause, 9000);
+    p->short_slices = true;
     p->nmodules = 2;
     p->modules = calloc(2, sizeof *p->modules);
     p->modules[0] = (struct prof_module){.path = strdup("/bin/prog"), .lo = 0x400000,
@@ -77,6 +78,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.errors[WE_CCS], 2);
     CHECK_EQ_INT(b.pause.n, 2);
     CHECK_EQ_INT(b.pause.max_ns, 9000);
+    CHECK(b.short_slices && !b.realtime);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
     CHECK_EQ_INT(b.modules[0].build_id_len, 4);
