@@ -85,6 +85,11 @@ $(B)/bench/raw_resize: tests/bench/raw_resize.c $(LIBOBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(HS_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
 
+# make bench's control: a loop that takes hsspy's CPU and does nothing else.
+$(B)/bench/burn: tests/bench/burn.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
 deps:
 	@tests/deps.sh
 
@@ -115,7 +120,7 @@ demo:
 	@tests/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory hsspy $(B)/bench/raw_resize
+	@$(MAKE) --no-print-directory hsspy $(B)/bench/raw_resize $(B)/bench/burn
 	@tests/bench/bench.sh
 
 install: hsspy

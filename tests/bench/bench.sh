@@ -7,11 +7,16 @@
 #     -N2, about 8 OS threads: Haskell compute, allocation, unsafe and safe
 #     foreign calls) is timed alone, under `hsspy record` at 100 Hz and
 #     1 kHz, under `perf record -g` at the same rates, and built with
-#     -prof -fprof-auto running with +RTS -p. The program times itself
-#     (from its first fork to its last join), so start-up, attach and the
+#     -prof -fprof-auto running with +RTS -p; and, as a control, beside a
+#     loop (tests/bench/burn.c) that takes the CPU hsspy took per tick at
+#     1 kHz and does nothing else: what that much CPU costs a program that
+#     fills the machine, whoever takes it. The program times itself (from
+#     its first fork to its last join), so start-up, attach and the
 #     writing of profiles at exit are left out alike. Rounds are
 #     interleaved, each in a rotated order, so that the noise of a shared
-#     machine hits every configuration alike; ratios are of medians.
+#     machine hits every configuration alike; ratios are of medians, and
+#     "paired" is the median of each round's ratio to that round's run
+#     alone (less sensitive to a machine that is slow for minutes).
 #  2. hsspy's own figures at 1 kHz, from its report of those runs: pause
 #     per stopped thread (median, p99), rate achieved, missed ticks, its CPU,
 #     and how many samples were taken without stopping the thread.
@@ -44,13 +49,16 @@ SCALE=${SCALE:-1}
 RAW_SAMPLES=${RAW_SAMPLES:-1000000}
 HSSPY=$ROOT/hsspy
 RESIZE=$ROOT/build/bench/raw_resize
+BURN=$ROOT/build/bench/burn
 HS=$ROOT/build/workloads/hs
 BENCH=$HS/bench
 PROF=$HS/bench_prof
 tmp=$(mktemp -d /tmp/hsspy-bench.XXXXXX)
 bg_pid=""
+burn_pid=""
 cleanup() {
     if [ -n "$bg_pid" ]; then kill "$bg_pid" 2>/dev/null || true; wait "$bg_pid" 2>/dev/null || true; fi
+    if [ -n "$burn_pid" ]; then kill "$burn_pid" 2>/dev/null || true; wait "$burn_pid" 2>/dev/null || true; fi
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -61,6 +69,8 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "?"; else print (N
 range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s-%s", lo, hi }'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 calc() { echo "$*" | bc -l; }
+# field REPORTS SED-EXPR: one value per report, their median
+field() { sed -n "$2" "$1" | median; }
 # met VALUE OP GOAL: "met" or "NOT met"
 met() { if [ "$(calc "$1 $2 $3")" = 1 ]; then echo "met"; else echo "NOT met"; fi; }
 
@@ -106,13 +116,14 @@ fi
 rm -f "$tmp/probe.data"
 
 # --- 1. overhead: interleaved rounds ----------------------------------------
-CONFIGS="alone h100 h1k h1kr prof"
-[ $perf_ok = 1 ] && CONFIGS="alone h100 h1k h1kr p100 p1k prof"
+CONFIGS="alone h100 h1k h1kr burn prof"
+[ $perf_ok = 1 ] && CONFIGS="alone h100 h1k h1kr burn p100 p1k prof"
 declare -A LABEL=(
     [alone]="alone"
     [h100]="hsspy record -F 100"
     [h1k]="hsspy record -F 1000"
     [h1kr]="  same, --realtime"
+    [burn]="control: hsspy's CPU, no stops"
     [p100]="perf record -g -F 100"
     [p1k]="perf record -g -F 1000"
     [prof]="-prof -fprof-auto, +RTS -p"
@@ -138,6 +149,20 @@ run_cfg() { # CONFIG: one timed run; its time appended to $tmp/CONFIG.ms
         rm -f "$tmp/perf.data"
         ;;
     prof) ms=$(cd "$tmp" && "$PROF" "${ARGS[@]}" +RTS -p -RTS | elapsed); rm -f "$tmp"/*.prof ;;
+    burn)
+        # hsspy's CPU per tick at 1 kHz so far (130 us before its first run)
+        local us=130
+        [ -s "$tmp/h1k.reports" ] &&
+            us=$(field "$tmp/h1k.reports" 's/.*of one CPU while recording (\([0-9.]*\) us per tick).*/\1/p')
+        us=${us%.*}
+        echo "$us" >>"$tmp/burn.us"
+        "$BURN" "$us" &
+        burn_pid=$!
+        ms=$("$BENCH" "${ARGS[@]}" | elapsed)
+        kill "$burn_pid"
+        wait "$burn_pid" 2>/dev/null || true
+        burn_pid=""
+        ;;
     esac
     [ -n "$ms" ] || { echo "bench: the $c run printed no time" >&2; exit 1; }
     echo "$ms" >>"$tmp/$c.ms"
@@ -158,8 +183,6 @@ done
 load_after=$(load)
 
 # --- 2. per-sample figures, from hsspy's reports ------------------------------
-# field REPORTS SED-EXPR: one value per report, their median
-field() { sed -n "$2" "$1" | median; }
 hsspy_figures() { # CONFIG -> sets F_* from that config's reports
     local f=$tmp/$1.reports
     F_PAUSE_MED=$(field "$f" 's/.*per stopped thread: .*median \([0-9.]*\) us.*/\1/p')
@@ -235,16 +258,19 @@ printf 'workload: tests/workloads/hs/bench.hs %s +RTS -N2 (a fixed amount of wor
 
 printf '\n1. wall time of the workload, median of %d interleaved rounds (min-max)\n' "$ROUNDS"
 a=$(median <"$tmp/alone.ms")
-printf '   %-30s %9s ms %-15s %7s  %s\n' "configuration" "median" "(min-max)" "ratio" "goal"
+printf '   %-32s %9s ms %-15s %7s %7s  %s\n' "configuration" "median" "(min-max)" "ratio" "paired" "goal"
 for c in $CONFIGS; do
     m=$(median <"$tmp/$c.ms")
     ratio=$(calc "$m / $a")
+    paired=$(paste "$tmp/$c.ms" "$tmp/alone.ms" | awk '{ print $1 / $2 }' | median)
     goal=""
     case $c in
     h100) goal="<= 1.01: $(met "$ratio" "<=" 1.01)" ;;
     h1k) goal="<= 1.05: $(met "$ratio" "<=" 1.05)" ;;
+    burn) goal="($(median <"$tmp/burn.us") us of CPU per ms)" ;;
     esac
-    printf '   %-30s %9.0f ms %-15s %7.3f  %s\n' "${LABEL[$c]}" "$m" "($(range <"$tmp/$c.ms"))" "$ratio" "$goal"
+    printf '   %-32s %9.0f ms %-15s %7.3f %7.3f  %s\n' "${LABEL[$c]}" "$m" "($(range <"$tmp/$c.ms"))" \
+        "$ratio" "$paired" "$goal"
 done
 [ $perf_ok = 1 ] || printf '   perf: %s\n' "$perf_why"
 
