@@ -13,7 +13,7 @@
 #     fills the machine, whoever takes it. The program times itself (from
 #     its first fork to its last join), so start-up, attach and the
 #     writing of profiles at exit are left out alike. Rounds are
-#     interleaved, each in a rotated order, so that the noise of a shared
+#     interleaved, each in a new random order, so that the noise of a shared
 #     machine hits every configuration alike; ratios are of medians, and
 #     "paired" is the median of each round's ratio to that round's run
 #     alone (less sensitive to a machine that is slow for minutes).
@@ -173,8 +173,10 @@ say "$ROUNDS rounds of: $CONFIGS (load $load_before)"
 read -r -a cfgs <<<"$CONFIGS"
 for r in $(seq 0 $((ROUNDS - 1))); do
     line=""
-    for k in $(seq 0 $((${#cfgs[@]} - 1))); do
-        c=${cfgs[$(((k + r) % ${#cfgs[@]}))]}
+    # A new random order each round: on this kind of machine a run right
+    # after a heavy one (-prof's, say) is slower, so a fixed or rotated
+    # order would always handicap the same configuration.
+    for c in $(printf '%s\n' "${cfgs[@]}" | shuf); do
         run_cfg "$c"
         line="$line $c $(tail -n1 "$tmp/$c.ms")"
     done
