@@ -84,68 +84,65 @@ check "first-profile" "the first recording lost its samples" has_line "$T/first.
 wait "$target"
 check_status "target-unharmed" $?
 
-# Priority: with --realtime hsspy samples at real-time priority where
-# allowed (so that its ticks come on time on a busy machine); the program it
-# launches keeps its own, and after the recording hsspy names frames at the
-# normal priority. Without it, hsspy leaves scheduling alone.
-policy() { chrt -p "$1" 2>/dev/null | sed -n '1s/.*policy: //p'; }
-if chrt -f 1 true 2>/dev/null; then
-    "$HSSPY" record -q --realtime -F 1000 -d 1.5 -f report -o "$T/rt.report" -- "$W/work" 2 3000 \
-        >/dev/null 2>"$T/rt.err" &
-    rec=$!
-    BG_PIDS="$BG_PIDS $rec"
-    kid=""
-    for i in $(seq 100); do kid=$(pgrep -P "$rec" | head -n1); [ -n "$kid" ] && break; sleep 0.02; done
-    sleep 0.5
-    during=$(policy "$rec")
-    kids=$(for t in /proc/"$kid"/task/*; do policy "${t##*/}"; done | sort -u | tr '\n' ' ')
-    wait "$rec"
-    check_status "realtime-record" $? "$T/rt.err"
-    [ -n "$kid" ] && kill "$kid" 2>/dev/null
-    check "realtime-sampler" "hsspy sampled at: $during" test "${during%%|*}" = SCHED_FIFO
-    check "realtime-target-normal" "the program's threads ran at: $kids" test "$kids" = "SCHED_OTHER "
-    check "realtime-reported" "$(grep hsspy: "$T/rt.report")" has_line "$T/rt.report" 'at real-time priority'
-    "$HSSPY" record -q -F 1000 -d 1.5 -f report -o "$T/nort.report" -- "$W/work" 2 3000 \
-        >/dev/null 2>"$T/nort.err" &
-    rec=$!
-    BG_PIDS="$BG_PIDS $rec"
-    sleep 0.7
-    during=$(policy "$rec")
-    wait "$rec"
-    check "default-normal-priority" "hsspy sampled at: $during" test "${during%%|*}" = SCHED_OTHER
-    check "default-reported" "$(grep hsspy: "$T/nort.report")" has_line "$T/nort.report" 'at normal priority'
-else
-    skip "realtime" "real-time priority is not allowed here"
-fi
-
-# Slices: at normal priority hsspy asks for 0.1 ms scheduler slices (EEVDF,
-# Linux 6.12 on; no privilege needed) so that it wakes on time on a busy
-# machine, and says so; the program it launches keeps the default slice.
-slice() { sed -n 's/^se\.slice *: *\([0-9]*\).*/\1/p' "/proc/$1/sched" 2>/dev/null; }
+# Scheduling: hsspy samples in 0.1 ms scheduler slices where the kernel has
+# them (EEVDF, Linux 6.12 on; no privilege needed) so that it wakes on time
+# on a busy machine; with --realtime, at real-time priority where allowed.
+# Either is hsspy's own: the program it launches keeps the default, and the
+# report says which was used.
+# sched PID: "POLICY SLICE_NS" (no slice where /proc does not show one)
+sched() {
+    echo "$(chrt -p "$1" 2>/dev/null | sed -n '1s/.*policy: //p')" \
+        "$(sed -n 's/^se\.slice *: *\([0-9]*\).*/\1/p' "/proc/$1/sched" 2>/dev/null)"
+}
 kernel_at_least() { # MAJOR MINOR
-    local v; v=$(uname -r); local maj=${v%%.*} rest=${v#*.}; local min=${rest%%[!0-9]*}
+    local v maj rest min
+    v=$(uname -r); maj=${v%%.*}; rest=${v#*.}; min=${rest%%[!0-9]*}
     [ "$maj" -gt "$1" ] || { [ "$maj" -eq "$1" ] && [ "$min" -ge "$2" ]; }
 }
-if [ -n "$(slice $$)" ] && kernel_at_least 6 12; then
-    "$HSSPY" record -q -F 1000 -d 1.5 -f report -o "$T/slice.report" -- "$W/work" 2 3000 \
-        >/dev/null 2>"$T/slice.err" &
+# watch_recording NAME [OPTION...]: record the work program at 1 kHz for
+# 1.5 s; halfway, $during is how hsspy is scheduled and $kids how each of
+# the program's threads is (one line per distinct answer).
+watch_recording() {
+    local name=$1 rec kid="" i
+    shift
+    "$HSSPY" record -q "$@" -F 1000 -d 1.5 -f report -o "$T/$name.report" -- "$W/work" 2 3000 \
+        >/dev/null 2>"$T/$name.err" &
     rec=$!
     BG_PIDS="$BG_PIDS $rec"
-    kid=""
     for i in $(seq 100); do kid=$(pgrep -P "$rec" | head -n1); [ -n "$kid" ] && break; sleep 0.02; done
     sleep 0.5
-    during=$(slice "$rec")
-    kids=$(for t in /proc/"$kid"/task/*; do slice "${t##*/}"; done | sort -u | tr '\n' ' ')
+    during=$(sched "$rec")
+    kids=$(for t in /proc/"$kid"/task/*; do sched "${t##*/}"; done | sort -u)
     wait "$rec"
-    check_status "slice-record" $? "$T/slice.err"
+    check_status "$name-record" $? "$T/$name.err"
     [ -n "$kid" ] && kill "$kid" 2>/dev/null
-    check "slice-sampler" "hsspy sampled in slices of $during ns" test "$during" = 100000
-    check "slice-target-default" "the program's threads ran in slices of: $kids" \
-        test "$kids" != "" -a "$kids" = "$(slice $$) "
-    check "slice-reported" "$(grep hsspy: "$T/slice.report")" \
-        has_line "$T/slice.report" 'at normal priority in 0.1 ms slices'
+}
+watch_recording default
+policy=${during%% *}
+check "default-normal-priority" "hsspy sampled at: $during" test "$policy" = SCHED_OTHER
+check "default-reported" "$(grep hsspy: "$T/default.report")" \
+    has_line "$T/default.report" 'at normal priority'
+default_slice=$(sched $$)
+default_slice=${default_slice#* }
+if [ -n "$default_slice" ] && kernel_at_least 6 12; then
+    check "slice-sampler" "hsspy sampled in slices of ${during#* } ns" test "${during#* }" = 100000
+    check "slice-target-default" "the program's threads ran so: $kids" \
+        test "$kids" = "SCHED_OTHER $default_slice"
+    check "slice-reported" "$(grep hsspy: "$T/default.report")" \
+        has_line "$T/default.report" 'at normal priority in 0.1 ms slices'
 else
     skip "slices" "this kernel ($(uname -r)) has no custom scheduler slices (Linux 6.12 on)"
+fi
+if chrt -f 1 true 2>/dev/null; then
+    watch_recording realtime --realtime
+    policy=${during%% *}
+    check "realtime-sampler" "hsspy sampled at: $during" test "${policy%%|*}" = SCHED_FIFO
+    check "realtime-target-normal" "the program's threads ran so: $kids" \
+        test "$(echo "$kids" | cut -d' ' -f1 | sort -u)" = SCHED_OTHER
+    check "realtime-reported" "$(grep hsspy: "$T/realtime.report")" \
+        has_line "$T/realtime.report" 'at real-time priority'
+else
+    skip "realtime" "real-time priority is not allowed here"
 fi
 
 # Credentials: the launched command runs as the user hsspy runs as.
