@@ -10,7 +10,10 @@
 #     -prof -fprof-auto running with +RTS -p; and, as a control, beside a
 #     loop (tests/bench/burn.c) that takes the CPU hsspy took per tick at
 #     1 kHz and does nothing else: what that much CPU costs a program that
-#     fills the machine, whoever takes it. The program times itself (from
+#     fills the machine, whoever takes it. Then with a CPU to spare: the
+#     program alone and under hsspy at 1 kHz, pinned to CPU 0 (BENCH_CPU,
+#     read by bench_c.c) while hsspy runs on CPU 1, so that what hsspy
+#     costs it is its stops, not its CPU. The program times itself (from
 #     its first fork to its last join), so start-up, attach and the
 #     writing of profiles at exit are left out alike. Rounds are
 #     interleaved, each in a new random order, so that the noise of a shared
@@ -118,12 +121,18 @@ rm -f "$tmp/probe.data"
 # --- 1. overhead: interleaved rounds ----------------------------------------
 CONFIGS="alone h100 h1k h1kr burn prof"
 [ $perf_ok = 1 ] && CONFIGS="alone h100 h1k h1kr burn p100 p1k prof"
+# With a CPU to spare: the program on CPU 0 only, hsspy on CPU 1, so that
+# what hsspy costs the program is its stops alone, not its CPU.
+spare=0
+[ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null && spare=1 && CONFIGS="$CONFIGS alone1 h1k1"
 declare -A LABEL=(
     [alone]="alone"
     [h100]="hsspy record -F 100"
     [h1k]="hsspy record -F 1000"
     [h1kr]="  same, --realtime"
     [burn]="control: hsspy's CPU, no stops"
+    [alone1]="alone, on CPU 0 only"
+    [h1k1]="hsspy -F 1000 on CPU 1"
     [p100]="perf record -g -F 100"
     [p1k]="perf record -g -F 1000"
     [prof]="-prof -fprof-auto, +RTS -p"
@@ -136,11 +145,14 @@ run_cfg() { # CONFIG: one timed run; its time appended to $tmp/CONFIG.ms
     local c=$1 ms
     case $c in
     alone) ms=$("$BENCH" "${ARGS[@]}" | elapsed) ;;
-    h100 | h1k | h1kr)
-        local hz=100 opt=()
+    alone1) ms=$(BENCH_CPU=0 "$BENCH" "${ARGS[@]}" | elapsed) ;;
+    h100 | h1k | h1kr | h1k1)
+        local hz=100 opt=() pin=()
         [ "$c" != h100 ] && hz=1000
         [ "$c" = h1kr ] && opt=(--realtime)
-        ms=$("$HSSPY" record -q "${opt[@]}" -F $hz -f report -o "$tmp/rep" -- "$BENCH" "${ARGS[@]}" | elapsed)
+        # (the program pins itself to CPU 0 as it starts: bench_c.c)
+        [ "$c" = h1k1 ] && pin=(env BENCH_CPU=0 taskset -c 1)
+        ms=$("${pin[@]}" "$HSSPY" record -q "${opt[@]}" -F $hz -f report -o "$tmp/rep" -- "$BENCH" "${ARGS[@]}" | elapsed)
         cat "$tmp/rep" >>"$tmp/$c.reports"
         ;;
     p100 | p1k)
@@ -262,13 +274,19 @@ printf '\n1. wall time of the workload, median of %d interleaved rounds (min-max
 a=$(median <"$tmp/alone.ms")
 printf '   %-32s %9s ms %-15s %7s %7s  %s\n' "configuration" "median" "(min-max)" "ratio" "paired" "goal"
 for c in $CONFIGS; do
+    base=alone
+    if [ "$c" = alone1 ]; then
+        printf '   with a CPU to spare: the program on CPU 0 only, hsspy on CPU 1 (ratios to the first row below)\n'
+        a=$(median <"$tmp/alone1.ms")
+    fi
+    [ "$c" = alone1 ] || [ "$c" = h1k1 ] && base=alone1
     m=$(median <"$tmp/$c.ms")
     ratio=$(calc "$m / $a")
-    paired=$(paste "$tmp/$c.ms" "$tmp/alone.ms" | awk '{ print $1 / $2 }' | median)
+    paired=$(paste "$tmp/$c.ms" "$tmp/$base.ms" | awk '{ print $1 / $2 }' | median)
     goal=""
     case $c in
     h100) goal="<= 1.01: $(met "$ratio" "<=" 1.01)" ;;
-    h1k) goal="<= 1.05: $(met "$ratio" "<=" 1.05)" ;;
+    h1k | h1k1) goal="<= 1.05: $(met "$ratio" "<=" 1.05)" ;;
     burn) goal="($(median <"$tmp/burn.us") us of CPU per ms)" ;;
     esac
     printf '   %-32s %9.0f ms %-15s %7.3f %7.3f  %s\n' "${LABEL[$c]}" "$m" "($(range <"$tmp/$c.ms"))" \
@@ -277,10 +295,13 @@ done
 [ $perf_ok = 1 ] || printf '   perf: %s\n' "$perf_why"
 
 printf '\n2. hsspy per sample (its own report, median over the rounds)\n'
-for c in h1k h1kr h100; do
+figs="h1k h1kr h100"
+[ $spare = 1 ] && figs="h1k h1kr h1k1 h100"
+for c in $figs; do
     hsspy_figures $c
     hz=1000; [ $c = h100 ] && hz=100
     how=""; [ $c = h1kr ] && how=", --realtime"
+    [ $c = h1k1 ] && how=", on CPU 1, the program on CPU 0"
     printf '   at %4d Hz%s: pause per stopped thread median %s us (goal <= 30: %s), p99 %s us;\n' \
         $hz "$how" "$F_PAUSE_MED" "$(met "$F_PAUSE_MED" "<=" 30)" "$F_PAUSE_P99"
     printf '              rate %s Hz, missed ticks %.2f%%%s; hsspy %s%% of one CPU, %s us per tick\n' \

@@ -1,21 +1,25 @@
 -- bench: the workload of `make bench`. A FIXED amount of work (not a fixed
 -- time), so that its wall time is the figure: alone, under hsspy, under
 -- perf, or built with -prof. Run with +RTS -N2; about 8 OS threads:
---   main (bound)         pure Haskell compute (nfib)
---   forkIO "compute"     pure Haskell compute
---   forkIO "alloc"       allocation (Data.Map inserts, so GC)
---   forkOS "unsafe"      busy C through unsafe calls (capability held)
---   forkOS "safe"        busy C through a safe call (capability released)
+--   main (bound)         a worker
+--   forkIO "w1", "w2"    workers
+--   forkOS "os1", "os2"  workers, each on its own OS thread
 --   forkIO "sleeper"     short sleeps through a safe call (its OS thread
 --                        blocks, another worker takes the capability)
 --   and the runtime's own: a worker per capability, the ticker, the IO and
 --   timer managers.
--- The busy threads share one budget of work units, each about a millisecond
--- of CPU of its kind, and claim them one at a time until none are left: the
--- total work is fixed, and they all finish within a unit of each other, so
--- the wall time is the work over the CPU the program gets, whichever thread
--- the scheduler happens to favour (with a fixed share per thread, the last
--- one to finish decided, and that varied by 20% from run to run).
+-- The workers share one budget of work units, each about a millisecond of
+-- CPU, and claim them one at a time until none are left; the unit's number
+-- decides its kind, in turn: pure Haskell compute (nfib), allocation
+-- (Data.Map inserts, so GC), busy C through unsafe calls (capability held),
+-- busy C through a safe call (capability released). So every run does the
+-- same work, the same amount of each kind, whichever threads the scheduler
+-- favours, and the workers all finish within a unit of each other: the
+-- wall time is that work over the CPU the program gets. (With a fixed share
+-- per thread, the last one to finish decided, which varied by 20% from run
+-- to run; with a kind per thread, the mix followed the scheduler: the
+-- allocating thread did 145 to 955 of the 6000 units, and the collections
+-- they cause, which stop both capabilities, made the wall time 3.3 to 5.3 s.)
 -- Usage: bench [-v] [SCALE [ROUNDS]]. SCALE multiplies the work (1: 6000
 -- units, about 3 s alone on 2 idle CPUs); ROUNDS repeats it (0: forever,
 -- for long recordings). Prints "elapsed_ms N" per round (its own monotonic
@@ -51,7 +55,7 @@ buildMap salt n =
 -- GHC cannot compute any of it once and for all.
 computeUnit, allocUnit, unsafeUnit, safeUnit :: Int -> IO Int
 computeUnit i = evaluate (nfib (27 + i `mod` 2))
-allocUnit i = evaluate (buildMap i 6000)
+allocUnit i = evaluate (buildMap i 3500)
 -- ten short unsafe calls (0.1 ms each, like a hash or a copy), with a little
 -- allocation between them, so this thread reaches points where the RTS can
 -- stop it for a GC (a loop of unsafe calls alone never does, and stalls
@@ -62,14 +66,23 @@ unsafeUnit i = foldM (\acc k -> do
   return (acc + r + s)) 0 [1 .. 10 :: Int]
 safeUnit _ = spinSafe 900000
 
+-- The kind of unit number b: the four in turn, so that any budget is split
+-- between them the same way every time.
+unitOf :: Int -> Int -> IO Int
+unitOf b = case b `mod` 4 of
+  0 -> computeUnit
+  1 -> allocUnit
+  2 -> unsafeUnit
+  _ -> safeUnit
+
 -- Claim units from the budget until none are left; how many this thread did.
-worker :: IORef Int -> (Int -> IO Int) -> IO (Int, Int)
-worker budget unit = go 0 0
+worker :: IORef Int -> IO (Int, Int)
+worker budget = go 0 0
   where
     go !n !acc = do
-      more <- atomicModifyIORef' budget (\b -> (b - 1, b > 0))
-      if more
-        then unit n >>= \r -> go (n + 1) (acc + r)
+      b <- atomicModifyIORef' budget (\b -> (b - 1, b))
+      if b > 0
+        then unitOf b n >>= \r -> go (n + 1) (acc + r)
         else return (n, acc)
 
 round' :: Bool -> Int -> IO Int
@@ -82,15 +95,15 @@ round' verbose scale = do
         atomicModifyIORef' done (\l -> ((t, name, n) : l, ()))
         return r
       sleeper = foldM (\acc _ -> sleepSafe 500 >> return (acc + 1)) 0 [1 .. 400 * scale]
-  dones <- forM [ (forkIO, "compute", worker budget computeUnit)
-                , (forkIO, "alloc", worker budget allocUnit)
-                , (forkOS, "unsafe", worker budget unsafeUnit)
-                , (forkOS, "safe", worker budget safeUnit)
+  dones <- forM [ (forkIO, "w1", worker budget)
+                , (forkIO, "w2", worker budget)
+                , (forkOS, "os1", worker budget)
+                , (forkOS, "os2", worker budget)
                 , (forkIO, "sleeper", (,) 0 <$> sleeper) ] $ \(fork, name, work) -> do
     v <- newEmptyMVar
     _ <- fork (work >>= finished name >>= evaluate >>= putMVar v)
     return v
-  mine <- worker budget computeUnit >>= finished "main"
+  mine <- worker budget >>= finished "main"
   rs <- mapM takeMVar dones
   t1 <- nowNs
   when verbose $ readIORef done >>= mapM_ (\(t, name, n) ->

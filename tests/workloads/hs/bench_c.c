@@ -1,7 +1,24 @@
 /* C side of bench.hs: busy loops and a short sleep, called through unsafe
  * and safe foreign imports, and the clock the program times itself with. */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
+
+/* BENCH_CPU=N: the whole program on CPU N only, from before the runtime
+ * starts its first thread (make bench's runs with a CPU to spare: the
+ * program on one, hsspy on the other, set by taskset). */
+__attribute__((constructor)) static void bench_pin(void)
+{
+    const char *cpu = getenv("BENCH_CPU");
+    if (!cpu || !*cpu)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(atoi(cpu), &set);
+    sched_setaffinity(0, sizeof set, &set);
+}
 
 int64_t bench_now_ns(void)
 {
