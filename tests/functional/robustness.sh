@@ -131,7 +131,7 @@ if [ -n "$default_slice" ] && kernel_at_least 6 12; then
     check "slice-reported" "$(grep hsspy: "$T/default.report")" \
         has_line "$T/default.report" 'at normal priority in 0.1 ms slices'
 else
-    skip "slices" "this kernel ($(uname -r)) has no custom scheduler slices (Linux 6.12 on)"
+    skip "slices" "this kernel ($(uname -r)) has no custom scheduler slices (Linux 6.12 on) or shows none in /proc/PID/sched"
 fi
 if chrt -f 1 true 2>/dev/null; then
     watch_recording realtime --realtime
