@@ -92,6 +92,27 @@ static void stat_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *
         snprintf(buf, size, "/proc/%d/%s", (int)pid, file);
 }
 
+/* A task's /proc file, kept open to be read again and again. */
+static int open_task_file(pid_t pid, pid_t tid, const char *file)
+{
+    char path[96];
+    stat_path(path, sizeof path, pid, tid, file);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+/* Read an open /proc file afresh, as one NUL-terminated string. */
+static bool reread(int fd, char *buf, size_t size)
+{
+    if (fd < 0 || size < 2)
+        return false;
+    ssize_t n = pread(fd, buf, size - 1, 0);
+    if (n <= 0)
+        return false;
+    buf[n] = 0;
+    return true;
+}
+
 char proc__state(pid_t pid, pid_t tid)
 {
     char path[96], buf[512];
@@ -149,36 +170,15 @@ int proc__tracer(pid_t pid)
     return atoi(p + strlen("\nTracerPid:"));
 }
 
-int proc__open_stat(pid_t pid, pid_t tid)
-{
-    char path[96];
-    int fd;
-    stat_path(path, sizeof path, pid, tid, "stat");
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    return fd < 0 ? -errno : fd;
-}
+int proc__open_stat(pid_t pid, pid_t tid) { return open_task_file(pid, tid, "stat"); }
 
 char proc__stat_fd_state(int fd)
 {
     char buf[512];
-    ssize_t n;
-    if (fd < 0)
-        return '?';
-    n = pread(fd, buf, sizeof buf - 1, 0);
-    if (n <= 0)
-        return '?';
-    buf[n] = 0;
-    return proc__stat_state(buf);
+    return reread(fd, buf, sizeof buf) ? proc__stat_state(buf) : '?';
 }
 
-int proc__open_schedstat(pid_t pid, pid_t tid)
-{
-    char path[96];
-    int fd;
-    stat_path(path, sizeof path, pid, tid, "schedstat");
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    return fd < 0 ? -errno : fd;
-}
+int proc__open_schedstat(pid_t pid, pid_t tid) { return open_task_file(pid, tid, "schedstat"); }
 
 /* A decimal (base 10) or hex (base 16) number at *p, then one space or
  * the end; false if there is none. Faster than sscanf, which this file
@@ -211,13 +211,8 @@ int proc__schedstat(int fd, uint64_t *run_ns, uint64_t *slices)
 {
     char buf[128];
     uint64_t run, wait, cnt;
-    ssize_t n;
-    if (fd < 0)
+    if (!reread(fd, buf, sizeof buf))
         return -1;
-    n = pread(fd, buf, sizeof buf - 1, 0);
-    if (n <= 0)
-        return -1;
-    buf[n] = 0;
     const char *p = buf;
     if (!number(&p, 10, &run) || !number(&p, 10, &wait) || !number(&p, 10, &cnt))
         return -1;
@@ -226,27 +221,15 @@ int proc__schedstat(int fd, uint64_t *run_ns, uint64_t *slices)
     return 0;
 }
 
-int proc__open_syscall(pid_t pid, pid_t tid)
-{
-    char path[96];
-    int fd;
-    stat_path(path, sizeof path, pid, tid, "syscall");
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    return fd < 0 ? -errno : fd;
-}
+int proc__open_syscall(pid_t pid, pid_t tid) { return open_task_file(pid, tid, "syscall"); }
 
 /* The text is "running", "-1 SP PC" (blocked, not in a system call), or
  * "NR A1 A2 A3 A4 A5 A6 SP PC" with the numbers in hex after NR. */
 int proc__syscall_fd(int fd, long *nr, uint64_t *sp, uint64_t *pc)
 {
     char buf[256];
-    ssize_t n;
-    if (fd < 0)
+    if (!reread(fd, buf, sizeof buf))
         return -1;
-    n = pread(fd, buf, sizeof buf - 1, 0);
-    if (n <= 0)
-        return -1;
-    buf[n] = 0;
     if (strncmp(buf, "running", 7) == 0)
         return PROC_RUNNING;
     const char *p = buf;
@@ -281,13 +264,8 @@ int proc__open_loadavg(void)
 long proc__running(int fd)
 {
     char buf[128];
-    ssize_t n;
-    if (fd < 0)
+    if (!reread(fd, buf, sizeof buf))
         return -1;
-    n = pread(fd, buf, sizeof buf - 1, 0);
-    if (n <= 0)
-        return -1;
-    buf[n] = 0;
     /* "0.52 0.58 0.59 2/467 12345": the fourth field is running/total. */
     const char *p = buf;
     for (int field = 0; field < 3; field++) {
