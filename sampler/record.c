@@ -76,14 +76,24 @@ static double jitter(void)
     return (double)(rng_state >> 11) / (double)(1ull << 53); /* [0,1) */
 }
 
-static int thread_index(struct recorder *r, pid_t tid)
+/* The profile's thread for a traced thread (th, if still known, keeps it
+ * so that per-sample lookups need no search). */
+static int thread_index(struct recorder *r, struct tthread *th, pid_t tid)
 {
-    for (size_t i = r->p.nthreads; i-- > 0;)
+    if (th && th->user_index)
+        return (int)th->user_index - 1;
+    int ti = -1;
+    for (size_t i = r->p.nthreads; i-- > 0 && ti < 0;)
         if (r->p.threads[i].tid == tid)
-            return (int)i;
-    char comm[16];
-    proc__comm(r->t.pid, tid, comm, sizeof comm);
-    return profile__thread(&r->p, tid, comm);
+            ti = (int)i;
+    if (ti < 0) {
+        char comm[16];
+        proc__comm(r->t.pid, tid, comm, sizeof comm);
+        ti = profile__thread(&r->p, tid, comm);
+    }
+    if (th && ti >= 0)
+        th->user_index = (uint32_t)ti + 1;
+    return ti;
 }
 
 static struct last_sample *last_of(struct recorder *r, int ti)
@@ -120,8 +130,8 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     struct prof_sample s = {0};
     struct unwind_result ur;
     int n = 0;
-    int ti = thread_index(r, tc->tid);
     struct tthread *th = tracee__find(&r->t, tc->tid);
+    int ti = thread_index(r, th, tc->tid);
     bool walked = false;
 
     if (ti < 0)
@@ -196,9 +206,9 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
 
 /* A thread that has not run since its last sample is where it was: repeat
  * that sample (with its current /proc state) instead of stopping it. */
-static void repeat_thread(struct recorder *r, const struct tthread *th)
+static void repeat_thread(struct recorder *r, struct tthread *th)
 {
-    int ti = thread_index(r, th->tid);
+    int ti = thread_index(r, th, th->tid);
     struct last_sample *ls = ti < 0 ? NULL : last_of(r, ti);
     if (!ls || !ls->valid)
         return;

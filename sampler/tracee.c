@@ -509,7 +509,6 @@ static size_t count_wanted(const struct tracee *t)
     return n;
 }
 
-
 int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, int *sig_out)
 {
     sigset_t set;

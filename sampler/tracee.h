@@ -72,6 +72,9 @@ struct tthread {
      * stop, when it comes, stands for those ticks too: without that weight
      * a thread often kept waiting would be under-sampled. */
     uint32_t owed;
+    /* Its index among the profile's threads, plus one (0: not given one
+     * yet): the caller's, so that a sample needs no search by tid. */
+    uint32_t user_index;
 };
 
 struct tracee_stats {
