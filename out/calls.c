@@ -50,21 +50,6 @@ struct calls {
     size_t edge_hash_size;
 };
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 64;
-    while (nc < need)
-        nc *= 2;
-    void *nv = realloc(*v, nc * elem);
-    if (!nv)
-        return -1;
-    *v = nv;
-    *cap = nc;
-    return 0;
-}
-
 /* A name as an Erlang string literal. */
 static char *erl_quote(const char *s)
 {
@@ -96,7 +81,7 @@ static int64_t calls__fn(struct calls *c, const char *name)
         return -1;
     if (e->aux)
         return (int64_t)e->aux - 1;
-    if (grow((void **)&c->fns, &c->cap_fns, c->nfns + 1, sizeof *c->fns) < 0)
+    if (profile__grow((void **)&c->fns, &c->cap_fns, c->nfns + 1, sizeof *c->fns) < 0)
         return -1;
     struct fn *f = &c->fns[c->nfns];
     memset(f, 0, sizeof *f);
@@ -141,7 +126,7 @@ static struct edge *calls__edge(struct calls *c, uint32_t from, uint32_t to)
         if (e->from == from && e->to == to)
             return e;
     }
-    if (grow((void **)&c->edges, &c->cap_edges, c->nedges + 1, sizeof *c->edges) < 0)
+    if (profile__grow((void **)&c->edges, &c->cap_edges, c->nedges + 1, sizeof *c->edges) < 0)
         return NULL;
     c->edge_hash[h] = (uint32_t)c->nedges;
     struct edge *e = &c->edges[c->nedges++];

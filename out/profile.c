@@ -8,16 +8,17 @@
 
 #define EMPTY UINT32_MAX
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
+int profile__grow(void **v, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
     size_t nc = *cap ? *cap : 64;
     while (nc < need)
         nc *= 2;
-    void *nv = realloc(*v, nc * elem);
+    char *nv = realloc(*v, nc * elem);
     if (!nv)
         return -ENOMEM;
+    memset(nv + *cap * elem, 0, (nc - *cap) * elem);
     *v = nv;
     *cap = nc;
     return 0;
@@ -89,7 +90,7 @@ int profile__thread(struct profile *p, pid_t tid, const char *comm)
     for (size_t i = p->nthreads; i-- > 0;)
         if (p->threads[i].tid == tid)
             return (int)i;
-    if (grow((void **)&p->threads, &p->cap_threads, p->nthreads + 1, sizeof *p->threads) < 0)
+    if (profile__grow((void **)&p->threads, &p->cap_threads, p->nthreads + 1, sizeof *p->threads) < 0)
         return -1;
     struct prof_thread *t = &p->threads[p->nthreads];
     memset(t, 0, sizeof *t);
@@ -151,7 +152,7 @@ static int64_t intern_frame(struct profile *p, const struct raw_frame *f)
         if (g->addr == f->addr && g->kind == f->kind && g->aux == f->aux)
             return p->frame_hash[h];
     }
-    if (grow((void **)&p->frames, &p->cap_frames, p->nframes + 1, sizeof *p->frames) < 0)
+    if (profile__grow((void **)&p->frames, &p->cap_frames, p->nframes + 1, sizeof *p->frames) < 0)
         return -1;
     if (p->syms && room_for_names(p, p->cap_frames) < 0)
         return -1;
@@ -194,7 +195,7 @@ int64_t profile__stack(struct profile *p, const struct raw_frame *f, int n)
     if (n < 0)
         n = 0;
     /* Frame ids are appended tentatively; dropped again if the stack exists. */
-    if (grow((void **)&p->ids, &p->cap_ids, p->nids + (size_t)n, sizeof *p->ids) < 0)
+    if (profile__grow((void **)&p->ids, &p->cap_ids, p->nids + (size_t)n, sizeof *p->ids) < 0)
         return -1;
     uint32_t *ids = p->ids + p->nids;
     for (int i = 0; i < n; i++) {
@@ -210,7 +211,7 @@ int64_t profile__stack(struct profile *p, const struct raw_frame *f, int n)
         if (s->len == (uint32_t)n && memcmp(p->ids + s->off, ids, (size_t)n * sizeof *ids) == 0)
             return p->stack_hash[h];
     }
-    if (grow((void **)&p->stacks, &p->cap_stacks, p->nstacks + 1, sizeof *p->stacks) < 0)
+    if (profile__grow((void **)&p->stacks, &p->cap_stacks, p->nstacks + 1, sizeof *p->stacks) < 0)
         return -1;
     p->stacks[p->nstacks] = (struct prof_stack){(uint32_t)p->nids, (uint32_t)n};
     p->nids += (size_t)n;
@@ -264,13 +265,9 @@ int profile__add(struct profile *p, const struct prof_sample *s)
     size_t n = 1;
     if (s->thread >= p->nthreads)
         return -EINVAL;
-    if (p->cap_last < p->nthreads) {
-        /* A thread's previous sample starts as zeroes. */
-        size_t old = p->cap_last;
-        if (grow((void **)&p->s_last, &p->cap_last, p->nthreads, sizeof *p->s_last) < 0)
-            return -ENOMEM;
-        memset(p->s_last + old, 0, (p->cap_last - old) * sizeof *p->s_last);
-    }
+    /* A thread's previous sample starts as zeroes. */
+    if (profile__grow((void **)&p->s_last, &p->cap_last, p->nthreads, sizeof *p->s_last) < 0)
+        return -ENOMEM;
     struct prof_sample *last = &p->s_last[s->thread];
     uint8_t hdr = (uint8_t)((s->thread < THREAD_ESC ? s->thread : THREAD_ESC) << 2);
     if (s->stack == last->stack)
@@ -293,7 +290,7 @@ int profile__add(struct profile *p, const struct prof_sample *s)
     struct prof_block *blk = p->nblocks ? &p->blocks[p->nblocks - 1] : NULL;
     if (!blk || blk->len + n > blk->cap) {
         /* A sample never spans two blocks. Blocks grow from 64 KB to 1 MB. */
-        if (grow((void **)&p->blocks, &p->cap_blocks, p->nblocks + 1, sizeof *p->blocks) < 0)
+        if (profile__grow((void **)&p->blocks, &p->cap_blocks, p->nblocks + 1, sizeof *p->blocks) < 0)
             return -ENOMEM;
         size_t cap = p->nblocks < 4 ? (size_t)64 << (10 + 2 * p->nblocks) : (size_t)1 << 20;
         if (cap > (size_t)1 << 20)
@@ -404,7 +401,7 @@ static int64_t frame_object(struct profile *p, struct modset *ms, const struct r
     for (size_t i = 0; i < p->nobjects; i++)
         if (p->objects[i].start == m->lo && strcmp(p->objects[i].path, m->path) == 0)
             return (int64_t)i + 1;
-    if (grow((void **)&p->objects, &p->cap_objects, p->nobjects + 1, sizeof *p->objects) < 0)
+    if (profile__grow((void **)&p->objects, &p->cap_objects, p->nobjects + 1, sizeof *p->objects) < 0)
         return -ENOMEM;
     struct prof_object *o = &p->objects[p->nobjects];
     memset(o, 0, sizeof *o);

@@ -169,6 +169,11 @@ struct profile {
     size_t stack_hash_size;
 };
 
+/* Make room for need elements of elem bytes in *v (capacity *cap),
+ * doubling; new elements are zeroes. For the profile's arrays and the
+ * writers' own tables. 0, or -ENOMEM (the array is left as it was). */
+int profile__grow(void **v, size_t *cap, size_t need, size_t elem);
+
 int profile__init(struct profile *p);
 void profile__free(struct profile *p);
 

@@ -88,22 +88,6 @@ void top__free(struct top *v)
     free(v);
 }
 
-static int grow_zeroed(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 64;
-    while (nc < need)
-        nc *= 2;
-    char *np = realloc(*p, nc * elem);
-    if (!np)
-        return -ENOMEM;
-    memset(np + *cap * elem, 0, (nc - *cap) * elem);
-    *p = np;
-    *cap = nc;
-    return 0;
-}
-
 /* The function a frame belongs to (frames at different addresses of one
  * function, or of one name, are one function). */
 static int64_t fn_of(struct top *v, const struct profile *p, uint32_t frame)
@@ -114,8 +98,8 @@ static int64_t fn_of(struct top *v, const struct profile *p, uint32_t frame)
     if (!e)
         return -1;
     if (!e->aux) {
-        if (grow_zeroed((void **)&v->fn_name, &v->cap_fn, v->nfn + 1, sizeof *v->fn_name) < 0 ||
-            grow_zeroed((void **)&v->stamp, &v->cap_stamp, v->nfn + 1, sizeof *v->stamp) < 0)
+        if (profile__grow((void **)&v->fn_name, &v->cap_fn, v->nfn + 1, sizeof *v->fn_name) < 0 ||
+            profile__grow((void **)&v->stamp, &v->cap_stamp, v->nfn + 1, sizeof *v->stamp) < 0)
             return -1;
         v->fn_name[v->nfn] = e->key;
         e->aux = ++v->nfn;
@@ -243,11 +227,11 @@ int top__add(struct top *v, const struct profile *p, uint64_t now_ns)
         rescale(v, now_ns);
     if (p->nthreads + 1 > v->nscopes) {
         size_t cap = v->nscopes;
-        if (grow_zeroed((void **)&v->scopes, &cap, p->nthreads + 1, sizeof *v->scopes) < 0)
+        if (profile__grow((void **)&v->scopes, &cap, p->nthreads + 1, sizeof *v->scopes) < 0)
             return -ENOMEM;
         v->nscopes = cap;
     }
-    if (grow_zeroed((void **)&v->frame_fn, &v->cap_frame_fn, p->nframes + 1,
+    if (profile__grow((void **)&v->frame_fn, &v->cap_frame_fn, p->nframes + 1,
                     sizeof *v->frame_fn) < 0)
         return -ENOMEM;
     v->batch++;
