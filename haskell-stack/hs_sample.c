@@ -98,7 +98,9 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
     res->tag = TAG_RTS;
     res->role = ROLE_NONE;
 
+    uw->partial = tc->soft;
     unwind__stack(uw, &tc->regs, img, out, max, &res->ur);
+    uw->partial = false;
     const struct unwind_result ur = res->ur;
     res->n = ur.n;
     res->c_error = ur.error;

@@ -637,6 +637,15 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
     return true;
 }
 
+bool rts__sp_in_register(const struct rts *r, const struct user_regs_struct *regs,
+                         const struct memimg *img)
+{
+    struct rts_view v;
+    if (!rts__view(r, regs, img, &v))
+        return true;
+    return v.holds_cap && v.in_haskell;
+}
+
 bool rts__check_task(struct rts *r, const struct user_regs_struct *regs,
                      const struct memimg *img, const struct rts_view *v)
 {

@@ -128,6 +128,14 @@ struct rts_view {
 bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
                const struct memimg *img, struct rts_view *v);
 
+/* Whether a thread's STG stack pointer is in its registers: it holds its
+ * capability and runs Haskell code or an unsafe foreign call (Sp is rbp,
+ * or is restored into rbp by the C frames' CFI). A capture taken without
+ * stopping the thread has no such register: such a thread must be stopped.
+ * True also when the capture does not say. */
+bool rts__sp_in_register(const struct rts *r, const struct user_regs_struct *regs,
+                         const struct memimg *img);
+
 /* Check a Task read back from a capture against its thread (threaded RTS:
  * Task.id is the thread's pthread_t, which glibc makes its fs_base; the
  * Task's capability is one of the capabilities). The first such check

@@ -118,7 +118,11 @@ struct profile {
     uint64_t errors[WE__COUNT];
     uint64_t lost_threads; /* interrupted but did not stop in time */
     uint64_t repeated;     /* samples of threads that had not run: not stopped */
-    uint64_t soft;         /* samples of threads blocked in epoll_wait & co: not stopped */
+    uint64_t soft;         /* samples of threads blocked in a system call: not stopped */
+    uint64_t soft_breaking; /* ... of them in calls a stop would break (epoll_wait & co) */
+    uint64_t soft_refused; /* blocked threads stopped after all (ran while read, or
+                            * their Sp was in a register) */
+    uint64_t soft_short;   /* samples without a stop whose unwind lacked registers */
     uint64_t late;         /* threads that stopped after their tick, captured then */
     uint64_t restarted;    /* calls a stop broke with EINTR, restarted by hsspy */
     uint64_t self_cpu_ns;  /* CPU time hsspy itself used while recording */

@@ -153,6 +153,9 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->restarted);
     put_u8(&s, p->realtime); /* added later: readers take it if present */
     put_u8(&s, p->short_slices); /* later still */
+    put_u64(&s, p->soft_breaking); /* and later */
+    put_u64(&s, p->soft_refused);
+    put_u64(&s, p->soft_short);
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -366,6 +369,11 @@ static void read_meta(struct cur *c, struct profile *p)
         p->realtime = get_u8(c, "a flag") != 0;
     if (!c->bad && c->left >= 1)
         p->short_slices = get_u8(c, "a flag") != 0;
+    if (!c->bad && c->left >= 24) {
+        p->soft_breaking = get_u64(c, "a counter");
+        p->soft_refused = get_u64(c, "a counter");
+        p->soft_short = get_u64(c, "a counter");
+    }
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

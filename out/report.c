@@ -49,10 +49,20 @@ static void header(const struct profile *p, FILE *f)
     if (p->repeated)
         fprintf(f, "  idle:      %" PRIu64 " samples of threads that had not run were taken "
                    "without stopping them\n", p->repeated);
-    if (p->soft)
-        fprintf(f, "  blocked:   %" PRIu64 " samples of threads in epoll_wait, semop or "
-                   "sigtimedwait were taken without stopping them (a stop would make those "
-                   "calls fail with EINTR)\n", p->soft);
+    if (p->soft || p->soft_refused) {
+        fprintf(f, "  blocked:   %" PRIu64 " samples of threads blocked in a system call were "
+                   "taken without stopping them", p->soft);
+        if (p->soft_breaking)
+            fprintf(f, " (%" PRIu64 " in epoll_wait, semop or sigtimedwait, which a stop "
+                       "would make fail with EINTR)", p->soft_breaking);
+        if (p->soft_refused)
+            fprintf(f, "; %" PRIu64 " were stopped after all (they ran while being read, or "
+                       "their Haskell stack pointer was in a register)", p->soft_refused);
+        if (p->soft_short)
+            fprintf(f, "; %" PRIu64 " lacked registers their C stack needed (stopped there "
+                       "since)", p->soft_short);
+        fputc('\n', f);
+    }
     if (p->restarted)
         fprintf(f, "  restarted: %" PRIu64 " calls a stop interrupted (EINTR from epoll_wait and "
                    "the like) were restarted, unseen by the program\n", p->restarted);

@@ -137,15 +137,23 @@ void capture__thread(struct capture *c, pid_t pid, const struct tthread *th)
         read_stack(c, pid, th, tc);
 }
 
-void capture__soft(struct capture *c, pid_t pid, const struct tthread *th)
+struct thread_capture *capture__soft(struct capture *c, pid_t pid, const struct tthread *th)
 {
     struct thread_capture *tc = start(c, th);
     if (!tc)
-        return;
+        return NULL;
     tc->soft = true;
     tc->regs.rip = th->soft_pc;
     tc->regs.rsp = th->soft_sp;
     tc->regs.fs_base = th->fs_base;
     read_stack(c, pid, th, tc);
     tc->t_resume_ns = tc->t_stop_ns;
+    return tc;
+}
+
+void capture__drop_last(struct capture *c, struct memimg_mark mark)
+{
+    if (c->n > 0)
+        c->n--;
+    memimg__rewind(&c->img, mark);
 }

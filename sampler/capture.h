@@ -61,7 +61,11 @@ void capture__remember(struct capture *c, struct tthread *th, const struct threa
 
 /* Capture a thread blocked in the kernel without stopping it (th->soft):
  * only pc and sp (from /proc) and its thread pointer (if ever seen) are
- * known; its user stack does not move while it is blocked. */
-void capture__soft(struct capture *c, pid_t pid, const struct tthread *th);
+ * known; its user stack does not move while it is blocked. Returns the
+ * capture, or NULL when there is no room. */
+struct thread_capture *capture__soft(struct capture *c, pid_t pid, const struct tthread *th);
+
+/* Forget the last thread's capture, and the memory it added since mark. */
+void capture__drop_last(struct capture *c, struct memimg_mark mark);
 
 #endif

@@ -33,6 +33,20 @@ void memimg__reset(struct memimg *m)
     m->nnotes = 0;
 }
 
+struct memimg_mark memimg__mark(const struct memimg *m)
+{
+    return (struct memimg_mark){m->used, m->n, m->nnotes};
+}
+
+void memimg__rewind(struct memimg *m, struct memimg_mark k)
+{
+    if (k.n > m->n || k.used > m->used || k.nnotes > m->nnotes)
+        return; /* not a mark of this image's present */
+    m->used = k.used;
+    m->n = k.n;
+    m->nnotes = k.nnotes;
+}
+
 void memimg__note(struct memimg *m, uint64_t addr, size_t len)
 {
     if (m->nnotes < MEMIMG_NOTES && len <= UINT32_MAX)

@@ -51,6 +51,14 @@ void memimg__free(struct memimg *m);
 /* Forget every region, keep the storage. */
 void memimg__reset(struct memimg *m);
 
+/* Where the image stands, to forget everything added after it (a capture
+ * that turned out unusable): memimg__rewind(m, memimg__mark(m)). */
+struct memimg_mark {
+    size_t used, n, nnotes;
+};
+struct memimg_mark memimg__mark(const struct memimg *m);
+void memimg__rewind(struct memimg *m, struct memimg_mark k);
+
 /* Reserve a region of len bytes at addr; returns where to write its contents,
  * or NULL when the image is full (the capture is then partial, not fatal). */
 uint8_t *memimg__add(struct memimg *m, uint64_t addr, size_t len);

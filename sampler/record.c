@@ -175,7 +175,9 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         if (idle_state(tc->state) && !r->rts.pending)
             s.flags |= SAMPLE_IDLE;
         if (!(s.flags & SAMPLE_IDLE) || r->o->idle) {
+            r->uw.partial = tc->soft;
             unwind__stack(&r->uw, &tc->regs, &r->cap.img, r->frames, MAX_FRAMES, &ur);
+            r->uw.partial = false;
             n = ur.n;
             walked = true;
             if (ur.error)
@@ -187,6 +189,11 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     }
     if (walked && th)
         th->stack_want = next_stack_want(&ur, tc->stack_len, r->cap.stack_bytes);
+    if (walked && th && tc->soft && ur.missing_regs) {
+        /* Its frames there need registers only a stop gives. */
+        tracee__soft_refuse(th, tc->regs.rip);
+        r->p.soft_short++;
+    }
     int64_t stack = profile__stack(&r->p, r->frames, n);
     if (stack < 0)
         return;
@@ -283,6 +290,40 @@ static void walk_captures(struct recorder *r)
     capture__begin(&r->cap);
 }
 
+/* The threads tracee__interrupt marked soft (blocked in a system call),
+ * captured without a stop while the others are on their way to theirs. A
+ * capture that does not hold is dropped and its thread stopped after all:
+ * one that ran while it was read, or whose STG stack pointer is in a
+ * register (an unsafe foreign call that blocks), which /proc does not give.
+ * Not a thread in a call a stop would break: it keeps its capture as is.
+ * Returns how many threads were interrupted late. */
+static int capture_blocked(struct recorder *r)
+{
+    int late = 0;
+    for (size_t i = 0; i < r->t.n; i++) {
+        struct tthread *th = &r->t.th[i];
+        if (!th->soft)
+            continue;
+        struct memimg_mark mark = memimg__mark(&r->cap.img);
+        struct thread_capture *tc = capture__soft(&r->cap, r->t.pid, th);
+        if (!tc)
+            continue;
+        capture_rts(r, tc);
+        bool holds = tracee__soft_held_still(&r->t, th) &&
+                     !(r->rts.usable && rts__sp_in_register(&r->rts, &tc->regs, &r->cap.img));
+        if (!holds && !th->soft_breaks) {
+            capture__drop_last(&r->cap, mark);
+            r->t.st.soft_refused++;
+            late += tracee__interrupt_late(&r->t, th);
+            continue;
+        }
+        capture__remember(&r->cap, th, tc);
+        r->t.st.soft_samples++;
+        r->t.st.soft_breaking += th->soft_breaks;
+    }
+    return late;
+}
+
 static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t quiet_ns)
 {
     /* Threads that stopped after the last tick was over. */
@@ -298,13 +339,11 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
 
     uint64_t start = tracee__now_ns();
     r->cap.t_ns = start;
+    /* Until the runtime's layout is validated, a GHC thread's registers
+     * are all there is to go on. */
+    r->t.sample_blocked = !r->rts.pending;
     int asked = tracee__interrupt(&r->t, true);
-    for (size_t i = 0; i < r->t.n; i++)
-        if (r->t.th[i].soft) {
-            capture__soft(&r->cap, r->t.pid, &r->t.th[i]);
-            capture_rts(r, &r->cap.th[r->cap.n - 1]);
-            capture__remember(&r->cap, &r->t.th[i], &r->cap.th[r->cap.n - 1]);
-        }
+    asked += capture_blocked(r);
     /* A thread that has not stopped by the deadline (waiting for a CPU, or
      * in an uninterruptible sleep) is captured whenever it does stop. */
     if (asked > 0)
@@ -367,12 +406,10 @@ static void snapshot(struct recorder *r)
     capture__begin(&r->cap);
     r->cap.t_ns = tracee__now_ns();
     tracee__on_stop(&r->t, NULL, NULL); /* hold each thread once stopped */
+    /* (Every thread stopped, but for those in calls a stop would break.) */
+    r->t.sample_blocked = false;
     tracee__interrupt(&r->t, false);
-    for (size_t i = 0; i < r->t.n; i++)
-        if (r->t.th[i].soft) {
-            capture__soft(&r->cap, r->t.pid, &r->t.th[i]);
-            capture_rts(r, &r->cap.th[r->cap.n - 1]);
-        }
+    capture_blocked(r);
     tracee__collect(&r->t, tracee__now_ns() + 1000000000u, 1000000000u, &sig);
     for (size_t i = 0; i < r->t.n; i++)
         if (r->t.th[i].run == TT_HELD)
@@ -804,6 +841,8 @@ int record__run(const struct record_opts *o)
     walk_captures(&r); /* stops that came in after the last tick */
     r.p.lost_threads = r.t.st.lost;
     r.p.soft = r.t.st.soft_samples;
+    r.p.soft_breaking = r.t.st.soft_breaking;
+    r.p.soft_refused = r.t.st.soft_refused;
     r.p.late = r.t.st.late_stops;
     r.p.restarted = r.t.st.restarted;
     r.p.exited = r.t.exited;

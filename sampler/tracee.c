@@ -417,6 +417,58 @@ void tracee__settled(struct tracee *t, struct tthread *th)
     th->has_base = proc__schedstat(th->sched_fd, &th->base_run_ns, &th->base_slices) == 0;
 }
 
+static bool is_hard_pc(const struct tthread *th, uint64_t pc)
+{
+    for (size_t i = 0; i < th->nhard; i++)
+        if (th->hard_pc[i] == pc)
+            return true;
+    return false;
+}
+
+void tracee__soft_refuse(struct tthread *th, uint64_t pc)
+{
+    if (is_hard_pc(th, pc))
+        return;
+    /* The oldest goes when full: a thread blocks in few places. */
+    if (th->nhard == TT_HARD_PCS) {
+        memmove(th->hard_pc, th->hard_pc + 1, (TT_HARD_PCS - 1) * sizeof *th->hard_pc);
+        th->nhard--;
+    }
+    th->hard_pc[th->nhard++] = pc;
+}
+
+bool tracee__soft_held_still(struct tracee *t, struct tthread *th)
+{
+    uint64_t run, slices;
+    (void)t;
+    /* The count of times it was given a CPU moves the moment it is; the
+     * run time, whenever it is taken off one. */
+    if (!th->soft_counted || proc__schedstat(th->sched_fd, &run, &slices) < 0 ||
+        run != th->soft_run || slices != th->soft_slices)
+        return false;
+    th->stop_base = true;
+    th->stop_run_ns = run;
+    th->stop_slices = slices;
+    return true;
+}
+
+bool tracee__interrupt_late(struct tracee *t, struct tthread *th)
+{
+    th->soft = false;
+    th->has_base = false;
+    th->stop_base = false;
+    if (th->run != TT_RUNNING || th->want)
+        return false;
+    if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) < 0) {
+        if (errno != ESRCH)
+            t->st.ptrace_errors++;
+        return false;
+    }
+    th->want = true;
+    th->t_interrupt_ns = tracee__now_ns();
+    return true;
+}
+
 static long ncpus(void)
 {
     static long n;
@@ -448,13 +500,16 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
          * one instruction since its capture): on a busy machine many are,
          * and stopping one costs it two context switches and its turn on
          * the CPU. */
-        if (skip_unchanged && th->has_base) {
-            uint64_t run, slices;
-            if (proc__schedstat(th->sched_fd, &run, &slices) == 0 && run == th->base_run_ns &&
-                slices == th->base_slices) {
-                th->unchanged = true;
-                continue;
-            }
+        /* (Read before the syscall file: a thread sampled without a stop
+         * must not have run since, see tracee__soft_held_still.) */
+        uint64_t run = 0, slices = 0;
+        bool counted = false;
+        if ((skip_unchanged && th->has_base) || t->sample_blocked)
+            counted = proc__schedstat(th->sched_fd, &run, &slices) == 0;
+        if (counted && skip_unchanged && th->has_base && run == th->base_run_ns &&
+            slices == th->base_slices) {
+            th->unchanged = true;
+            continue;
         }
         /* Running, or blocked in which call? Some blocking calls fail with
          * EINTR when the thread is stopped, even without a signal handler
@@ -469,9 +524,16 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         else /* blocked outside a call (a page fault, a stop), or unreadable */
             th->state = proc__stat_fd_state(th->stat_fd);
         t->runnable += th->state == 'R';
-        if (how == PROC_BLOCKED && nr >= 0 && proc__syscall_breaks_on_stop(nr)) {
-            th->soft = true;
-            t->st.soft_samples++;
+        /* Blocked in a call, a thread does not move: stopping it would
+         * only wake it up (it takes a CPU from a running thread twice, to
+         * stop and to go back to sleep) and show where it already is. */
+        if (how == PROC_BLOCKED && nr >= 0) {
+            th->soft_breaks = proc__syscall_breaks_on_stop(nr);
+            th->soft = th->soft_breaks || (t->sample_blocked && counted && th->fs_base &&
+                                           !is_hard_pc(th, th->soft_pc));
+            th->soft_counted = counted;
+            th->soft_run = run;
+            th->soft_slices = slices;
         }
     }
     /* Whether anything else takes the CPUs (see tracee__collect); not

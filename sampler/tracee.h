@@ -60,11 +60,21 @@ struct tthread {
 #define TT_READ_AHEAD 16
     struct { uint64_t addr; uint32_t len; } ahead[TT_READ_AHEAD];
     uint8_t nahead;
-    /* Blocked in a call that a stop would make fail with EINTR (epoll_wait,
-     * semop, sigtimedwait): this tick it is sampled without stopping it,
-     * from the pc and sp /proc/PID/task/TID/syscall gives. */
-    bool soft;
+    /* Blocked in a system call: this tick it is sampled without stopping
+     * it, from the pc and sp /proc/PID/task/TID/syscall gives, if its
+     * capture holds (tracee__soft_held_still); else it is stopped after all
+     * (tracee__interrupt_late). Not if the call is one a stop would make
+     * fail with EINTR (epoll_wait, semop, sigtimedwait: soft_breaks): such
+     * a thread is never stopped in it. */
+    bool soft, soft_breaks;
     uint64_t soft_pc, soft_sp;
+    bool soft_counted;               /* its counters, read before the syscall file: */
+    uint64_t soft_run, soft_slices;
+    /* Where it was blocked when a capture without a stop lacked registers
+     * its unwind needed (tracee__soft_refuse): stopped there from then on. */
+#define TT_HARD_PCS 4
+    uint64_t hard_pc[TT_HARD_PCS];
+    uint8_t nhard;
     uint64_t fs_base; /* its thread pointer, once seen in a stop (0: unknown) */
     bool born;        /* a new thread (clone child) whose first stop is to come */
     /* Ticks that went by while the thread was interrupted but had not
@@ -86,6 +96,8 @@ struct tracee_stats {
     unsigned long late_stops;   /* stopped after its tick was over: captured then */
     unsigned long lost;         /* interrupted, but exited before it stopped */
     unsigned long soft_samples; /* sampled without a stop (see tthread.soft) */
+    unsigned long soft_breaking; /* ... of them in calls a stop would break */
+    unsigned long soft_refused;  /* marked soft, but stopped after all */
     unsigned long restarted;    /* calls our stop broke (EINTR), restarted */
     unsigned long ptrace_errors;
 };
@@ -111,6 +123,9 @@ struct tracee {
     long machine_running; /* threads running on the machine at the last interrupt
                            * (0: not read, the target's own took every CPU) */
     bool collecting; /* inside tracee__collect (stops then are on time) */
+    /* Set by the caller: sample a thread blocked in any system call
+     * without a stop (otherwise only those in calls a stop would break). */
+    bool sample_blocked;
     struct tracee_stats st;
 };
 
@@ -135,11 +150,28 @@ int tracee__drain(struct tracee *t);
  * marked `unchanged` (its previous stack still holds); for the others,
  * whether it is running or blocked, and in which system call (one read of
  * /proc/PID/task/TID/syscall): a thread blocked in a call a stop would
- * break is marked `soft`. Then
+ * break is marked `soft`, and so, with t->sample_blocked, is one blocked
+ * in any call whose thread pointer is known (seen in an earlier stop) and
+ * whose pc is not one of its hard_pc. Then
  * PTRACE_INTERRUPT the rest in one tight loop; a thread still interrupted
  * from an earlier tick is not interrupted again. Returns the number
  * interrupted. */
 int tracee__interrupt(struct tracee *t, bool skip_unchanged);
+
+/* After capturing a thread marked soft: true if it has not run since
+ * before its pc and sp were read (its scheduler counters have not moved),
+ * so that they and the memory read since are of one instant; its sample
+ * then settles on those counters. */
+bool tracee__soft_held_still(struct tracee *t, struct tthread *th);
+
+/* A thread marked soft whose capture cannot be used: PTRACE_INTERRUPT it
+ * now, to be captured when it stops like the others. Returns true if the
+ * interrupt went out. */
+bool tracee__interrupt_late(struct tracee *t, struct tthread *th);
+
+/* A capture of th without a stop, blocked at pc, lacked registers its
+ * unwind needed: stop it when it is blocked there again. */
+void tracee__soft_refuse(struct tthread *th, uint64_t pc);
 
 /* While a thread that was running (state R) is stopped for its sample: note
  * its scheduler counters. If they have not moved at the next tick, it has

@@ -89,6 +89,10 @@ static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, in
     (void)as;
     if (write || !r)
         return -UNW_EINVAL;
+    if (u->partial && reg != UNW_X86_64_RIP && reg != UNW_X86_64_RSP) {
+        u->missing |= u->stepping;
+        return -UNW_EBADREG;
+    }
     switch (reg) {
     case UNW_X86_64_RAX: *val = r->rax; break;
     case UNW_X86_64_RDX: *val = r->rdx; break;
@@ -240,6 +244,7 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
     u->img = img;
     u->stack_hi = regs->rsp;
     u->live_now = 0;
+    u->missing = false;
     u->st.stacks++;
     if (max <= 0)
         return;
@@ -284,7 +289,9 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
         prev_sp = sp;
         unw_word_t frame_rbp = 0;
         unw_get_reg(&c, UNW_X86_64_RBP, &frame_rbp);
+        u->stepping = true;
         int r = unw_step(&c);
+        u->stepping = false;
         unw_word_t nip = 0;
         unw_get_reg(&c, UNW_REG_IP, &nip);
         if ((r <= 0 || nip == ip) && u->ghc) {
@@ -328,6 +335,7 @@ done:
     res->n = n;
     res->stack_used = u->stack_hi - regs->rsp;
     res->live_reads = u->live_now;
+    res->missing_regs = u->missing;
     u->st.frames += (unsigned long)n;
     u->regs = NULL;
     u->img = NULL;

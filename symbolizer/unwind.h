@@ -37,6 +37,11 @@ struct unwinder {
     pid_t pid;
     bool ghc; /* a GHC program: look for Haskell callers of CFI-less code */
     const struct user_regs_struct *regs; /* the stack being unwound */
+    /* Set by the caller when regs hold only rip, rsp and fs_base (a
+     * capture taken without stopping the thread, from /proc): the other
+     * registers are refused, and a step that needed one says so. */
+    bool partial;
+    bool stepping, missing; /* inside unw_step; it asked for a missing one */
     const struct memimg *img;
     uint64_t stack_hi;     /* highest captured stack byte read so far (+1) */
     unsigned long live_now; /* live reads during the current unwind */
@@ -58,6 +63,7 @@ struct unwind_result {
     bool truncated;
     uint64_t stack_used; /* bytes above rsp the unwind needed from the capture */
     unsigned long live_reads; /* words it had to read from the live process */
+    bool missing_regs;   /* partial registers: a step needed one of the others */
 };
 
 int unwind__init(struct unwinder *u, struct modset *ms, pid_t pid);

@@ -36,6 +36,32 @@ TEST(memimg_bounds)
     memimg__free(&m);
 }
 
+/* A capture found unusable is forgotten with everything it added. */
+TEST(memimg_rewind)
+{
+    struct memimg m;
+    uint8_t b[8];
+    CHECK_EQ_INT(memimg__init(&m, 64, 4), 0);
+    memset(memimg__add(&m, 0x1000, 16), 1, 16);
+    memimg__note(&m, 0x1000, 16);
+    struct memimg_mark k = memimg__mark(&m);
+    memset(memimg__add(&m, 0x2000, 16), 2, 16);
+    memimg__note(&m, 0x2000, 16);
+    CHECK_EQ_INT(memimg__read(&m, 0x2000, b, 8), 0);
+    memimg__rewind(&m, k);
+    CHECK(memimg__read(&m, 0x2000, b, 8) < 0);
+    CHECK_EQ_INT(memimg__read(&m, 0x1000, b, 8), 0);
+    CHECK_EQ_INT(b[0], 1);
+    CHECK_EQ_INT((int)m.nnotes, 1);
+    /* its room is free again: 48 bytes fit where only 32 did */
+    CHECK(memimg__add(&m, 0x3000, 48) != NULL);
+    /* a mark from a later state does not apply to an earlier one */
+    memimg__reset(&m);
+    memimg__rewind(&m, k);
+    CHECK_EQ_INT((int)m.n, 0);
+    memimg__free(&m);
+}
+
 TEST(memimg_save_load)
 {
     struct memimg a, b;

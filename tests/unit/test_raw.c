@@ -24,6 +24,10 @@ static void build(struct profile *p)
     hist__add(&p->pause, 5000);
     hist__add(&p->pause, 9000);
     p->short_slices = true;
+    p->soft = 50;
+    p->soft_breaking = 4;
+    p->soft_refused = 6;
+    p->soft_short = 1;
     p->nmodules = 2;
     p->modules = calloc(2, sizeof *p->modules);
     p->modules[0] = (struct prof_module){.path = strdup("/bin/prog"), .lo = 0x400000,
@@ -79,6 +83,10 @@ TEST(round_trip)
     CHECK_EQ_INT(b.pause.n, 2);
     CHECK_EQ_INT(b.pause.max_ns, 9000);
     CHECK(b.short_slices && !b.realtime);
+    CHECK_EQ_INT(b.soft, 50);
+    CHECK_EQ_INT(b.soft_breaking, 4);
+    CHECK_EQ_INT(b.soft_refused, 6);
+    CHECK_EQ_INT(b.soft_short, 1);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
     CHECK_EQ_INT(b.modules[0].build_id_len, 4);

@@ -1,0 +1,77 @@
+# blocked - a thread that has run since the last sample but is blocked in a
+# system call when the next is taken is sampled without a stop: its pc and
+# sp come from /proc/PID/task/TID/syscall, its stack is read while it
+# sleeps, and the capture is kept only if its scheduler counters show it
+# did not run meanwhile. The napper's "nap" thread sleeps 2 ms at a time
+# (one voluntary context switch per nap); a stop would wake it twice more
+# (to stop, and to go back to sleep after the resume). Over a second at
+# 200 Hz its switches must match its naps, yet its samples must show where
+# it sleeps, and the report must count them. The "fpnap" thread sleeps in
+# a function whose frame is found from rbp, which /proc does not give: its
+# first such sample lacks its caller (counted, and an error), and from then
+# on it is stopped there, with whole stacks.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+bg "$W/napper" 20 >"$T/out"
+pid=$!
+wait_for_line "$T/out" '^ready$' || { fail "setup" "napper did not start"; exit 0; }
+tid="" fptid=""
+for d in /proc/"$pid"/task/*; do
+    case $(cat "$d/comm" 2>/dev/null) in
+    nap) tid=${d##*/} ;;
+    fpnap) fptid=${d##*/} ;;
+    esac
+done
+check "nap-threads" "no threads named nap and fpnap in napper $pid" test -n "$tid" -a -n "$fptid"
+voluntary() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$pid/task/$tid/status"; }
+# naps N: the napper's count, asked for with SIGUSR1.
+naps() {
+    local before
+    before=$(grep -c '^naps ' "$T/out")
+    kill -USR1 "$pid"
+    wait_for_line "$T/out" "^naps" && for _ in $(seq 100); do
+        [ "$(grep -c '^naps ' "$T/out")" -gt "$before" ] && break
+        sleep 0.02
+    done
+    grep '^naps ' "$T/out" | tail -n1 | cut -d' ' -f2
+}
+
+v0=$(voluntary)
+n0=$(naps)
+"$HSSPY" record -q -F 200 -d 1 --idle -f raw -o "$T/rec.raw" -p "$pid" 2>"$T/err"
+check_status "record" $? "$T/err"
+n1=$(naps)
+v1=$(voluntary)
+dv=$((v1 - v0)) dn=$((n1 - n0))
+# A few stops are expected: the first sample (its thread pointer is not
+# known before one), and a capture spoiled by the thread waking up while it
+# was read. Stopping it at every tick would add about 400.
+check "not-stopped" "the nap thread was switched $dv times for $dn naps in 200 ticks" \
+    test "$dn" -gt 100 -a "$dv" -le $((dn + 40))
+
+"$HSSPY" report -f folded --threads --idle -o "$T/folded" "$T/rec.raw" 2>"$T/err"
+check_status "report-folded" $? "$T/err"
+"$HSSPY" report -f report -o "$T/report" "$T/rec.raw" 2>"$T/err"
+ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$T/report" | head -n1)
+check "ticks" "no tick count in the report: $(grep -m1 rate "$T/report")" test "${ticks:-0}" -ge 100
+grep "^tid $tid (nap);" "$T/folded" >"$T/nap"
+n=$(count_matching "$T/nap" ';napper;nap_outer;nap_inner;clock_nanosleep( |;)')
+all=$(total_count "$T/nap")
+check "stack" "nap thread: $n of $all samples in napper;nap_outer;nap_inner;clock_nanosleep ($ticks ticks): $(sort -t' ' -k2 -rn "$T/nap" | head -n 3 | tr '\n' '|')" \
+    test "$all" -ge $((ticks * 95 / 100)) -a "$n" -ge $((all * 95 / 100))
+blocked=$(sed -n 's/^ *blocked: *\([0-9]*\) samples of threads blocked in a system call.*/\1/p' "$T/report")
+check "counted" "the report counts ${blocked:-no} samples taken without a stop of a blocked thread, over $ticks ticks: $(grep blocked: "$T/report")" \
+    test "${blocked:-0}" -ge $((ticks * 80 / 100))
+
+grep "^tid $fptid (fpnap);" "$T/folded" >"$T/fpnap"
+n=$(count_matching "$T/fpnap" ';fp_napper;nap_framed$|;fp_napper;nap_framed ')
+all=$(total_count "$T/fpnap")
+check "framed-stack" "fpnap thread: $n of $all samples in fp_napper;nap_framed: $(sort -t' ' -k2 -rn "$T/fpnap" | head -n 3 | tr '\n' '|')" \
+    test "$all" -ge $((ticks * 95 / 100)) -a "$n" -ge $((all - 2))
+short=$(sed -n 's/.*; \([0-9]*\) lacked registers.*/\1/p' "$T/report")
+check "framed-counted" "the report counts ${short:-no} samples that lacked registers (1 expected: fpnap's first): $(grep -E 'blocked:|errors:' "$T/report" | tr '\n' '|')" \
+    test "${short:-0}" -ge 1 -a "${short:-0}" -le 2
+
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null || true

@@ -1,0 +1,53 @@
+# ghc_blocked - a Haskell thread that keeps napping in a foreign call is
+# nearly always blocked in its sleep when a sample is taken, though it ran
+# since the last one. In a safe call it is sampled without a stop (its Sp
+# is in its suspended TSO); in an unsafe call its Sp is in a register only
+# a stop gives, so hsspy stops it after all. Either way its samples show
+# the Haskell functions above the C ones, tagged as the call is, and the
+# report counts which way they were taken. For every GHC version here.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+nap() { # SUITE CASE-PREFIX MODE
+    local suite=$1 c=$2-$3 mode=$3 prog
+    prog=$(hs_build "$suite" nap nap.hs nap_c.c -- -O1 -threaded -rtsopts) ||
+        { fail "$c-build" "ghc could not build nap.hs"; return; }
+    hs_start "$suite" "$T/out" /dev/null "$prog" 20 "$mode" +RTS -N2 -RTS &&
+        wait_for_line "$T/out" '^ready' || { fail "$c-setup" "nap did not start"; return; }
+    # Two recordings, each named while the program runs (a chroot's files
+    # are not on this machine's paths for a later `hsspy report`).
+    "$HSSPY" record -q -F 200 -d 1 --idle --threads -f folded -o "$T/folded" -p "$HS_PID" 2>"$T/err"
+    check_status "$c-record" $? "$T/err"
+    "$HSSPY" record -q -F 200 -d 1 -f report -o "$T/report" -p "$HS_PID" 2>"$T/err"
+    check_status "$c-record-report" $? "$T/err"
+    kill "$HS_PID" 2>/dev/null
+    wait "$HS_PID" 2>/dev/null
+    local ticks tag n all
+    ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$T/report" | head -n1)
+    grep "^tid $HS_PID " "$T/folded" >"$T/main"
+    tag=safe-ffi
+    [ "$mode" = unsafe ] && tag=unsafe-ffi
+    n=$(count_matching "$T/main" "^tid [0-9]+ \([^)]*\);\[$tag\];.*;Main\.([\$]w)?middle[0-9]*;Main\.([\$]w)?inner[0-9]*;nap_c;nap_sleep;")
+    all=$(total_count "$T/main")
+    check "$c-stack" "$n of the napping thread's $all samples ($ticks ticks) are [$tag] in Main.middle;Main.inner;nap_c;nap_sleep: $(sort -t' ' -k2 -rn "$T/main" | head -n 3 | cut -c1-300 | tr '\n' '|')" \
+        test "${ticks:-0}" -ge 100 -a "$all" -ge $((ticks * 9 / 10)) -a "$n" -ge $((all * 9 / 10))
+    local line soft refused
+    line=$(grep '^ *blocked:' "$T/report")
+    soft=$(echo "$line" | sed -n 's/^ *blocked: *\([0-9]*\) samples.*/\1/p')
+    refused=$(echo "$line" | sed -n 's/.*; \([0-9]*\) were stopped after all.*/\1/p')
+    if [ "$mode" = safe ]; then
+        check "$c-not-stopped" "${soft:-no} samples taken without a stop over $ticks ticks: $line" \
+            test "${soft:-0}" -ge $((ticks * 8 / 10))
+    else
+        check "$c-stopped" "${refused:-no} blocked-thread samples stopped after all over $ticks ticks: $line" \
+            test "${refused:-0}" -ge $((ticks * 8 / 10))
+    fi
+    check "$c-no-errors" "$(grep '^ *errors:' "$T/report")" has_line "$T/report" '^ *errors: *0'
+}
+
+ghc_targets
+for suite in $GHC_TARGETS; do
+    v=$(ghc_version "$suite")
+    nap "$suite" "ghc-$v" safe
+    nap "$suite" "ghc-$v" unsafe
+done
