@@ -2,12 +2,43 @@
 #define _GNU_SOURCE
 #include "symbolizer/unwind.h"
 
+#include <errno.h>
 #include <libunwind.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <string.h>
 #include <stdlib.h>
 
 #include "sampler/remote.h"
+
+/* libunwind as Debian builds it (CONFIG_BLOCK_SIGNALS, and no support for
+ * UNW_CACHE_PER_THREAD, which it quietly turns into the global cache)
+ * blocks every signal around each use of its cache and memory pools, so
+ * that an unwind can run inside a signal handler: two sigprocmask system
+ * calls per frame, a sixth of hsspy's system calls at 1 kHz. hsspy unwinds
+ * from its main loop only, never in a handler, and from one thread: while
+ * it unwinds, the mask is left alone. This definition takes the place of
+ * libc's for libunwind (and for hsspy, for which it is libc's, through
+ * pthread_sigmask). */
+static bool quiet_signals;
+
+int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+    if (quiet_signals) {
+        /* (libunwind restores what it saved with the same call, also
+         * skipped: the saved mask is never used) */
+        if (old)
+            sigemptyset(old);
+        return 0;
+    }
+    int err = pthread_sigmask(how, set, old);
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    return 0;
+}
 
 /* libunwind's DWARF table search is exported but not declared in its public
  * headers; perf's unwind-libunwind-local.c relies on the same symbol. */
@@ -166,10 +197,8 @@ int unwind__init(struct unwinder *u, struct modset *ms, pid_t pid)
     u->as = unw_create_addr_space(&accessors, 0);
     if (!u->as)
         return -1;
-    /* Per-thread rather than global: hsspy unwinds from one thread, and the
-     * global cache takes a lock that blocks signals with two sigprocmask
-     * system calls on every lookup. */
-    unw_set_caching_policy(u->as, UNW_CACHE_PER_THREAD);
+    /* (The global cache: see sigprocmask above for what its lock costs.) */
+    unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
     for (size_t i = 0; i < 1024; i++)
         u->cfi_cache_val[i] = -1;
     return 0;
@@ -248,6 +277,7 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
     u->st.stacks++;
     if (max <= 0)
         return;
+    quiet_signals = true;
     if (unw_init_remote(&c, u->as, u) < 0) {
         out[n++] = (struct raw_frame){WE_C_UNWIND, FK_INVALID, 0};
         res->error = true;
@@ -339,4 +369,5 @@ done:
     u->st.frames += (unsigned long)n;
     u->regs = NULL;
     u->img = NULL;
+    quiet_signals = false;
 }

@@ -2,6 +2,7 @@
  * workload, read the addresses it prints of its own functions, and check
  * that the module set (maps + load bias + .symtab) names them, with DWARF
  * file:line, and that return addresses are looked up at pc - 1. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,3 +109,21 @@ TEST(pie_executable) { check_binary("build/workloads/symtest_pie", true); }
 TEST(non_pie_executable) { check_binary("build/workloads/symtest_nopie", false); }
 
 UNIT_MAIN()
+
+/* hsspy defines sigprocmask, to spare libunwind's signal masking while it
+ * unwinds (symbolizer/unwind.c); anywhere else it must do what libc's does. */
+TEST(sigprocmask_outside_unwinding)
+{
+    sigset_t usr2, old, now, back;
+    sigemptyset(&usr2);
+    sigaddset(&usr2, SIGUSR2);
+    CHECK_EQ_INT(sigprocmask(SIG_BLOCK, &usr2, &old), 0);
+    CHECK(!sigismember(&old, SIGUSR2));
+    CHECK_EQ_INT(pthread_sigmask(SIG_SETMASK, NULL, &now), 0);
+    CHECK(sigismember(&now, SIGUSR2));
+    CHECK_EQ_INT(sigprocmask(SIG_SETMASK, &old, &back), 0);
+    CHECK(sigismember(&back, SIGUSR2));
+    CHECK_EQ_INT(pthread_sigmask(SIG_SETMASK, NULL, &now), 0);
+    CHECK(!sigismember(&now, SIGUSR2));
+    CHECK(sigprocmask(12345, &usr2, NULL) < 0); /* a bad `how` still fails */
+}
