@@ -2,6 +2,7 @@
 #include "sampler/memimg.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ int memimg__init(struct memimg *m, size_t bytes, size_t regions)
     }
     m->size = bytes;
     m->cap = regions;
+    m->hint = SIZE_MAX;
     return 0;
 }
 
@@ -31,6 +33,7 @@ void memimg__reset(struct memimg *m)
     m->used = 0;
     m->n = 0;
     m->nnotes = 0;
+    m->hint = SIZE_MAX;
 }
 
 struct memimg_mark memimg__mark(const struct memimg *m)
@@ -45,6 +48,7 @@ void memimg__rewind(struct memimg *m, struct memimg_mark k)
     m->used = k.used;
     m->n = k.n;
     m->nnotes = k.nnotes;
+    m->hint = SIZE_MAX;
 }
 
 void memimg__note(struct memimg *m, uint64_t addr, size_t len)
@@ -91,14 +95,25 @@ void memimg__set_len_at(struct memimg *m, size_t i, size_t len)
     m->reg[i].len = (uint32_t)len;
 }
 
+static bool holds(const struct memimg_region *r, uint64_t addr, size_t len)
+{
+    return addr >= r->addr && addr - r->addr <= r->len && len <= r->len - (addr - r->addr);
+}
+
 const uint8_t *memimg__ptr(const struct memimg *m, uint64_t addr, size_t len)
 {
+    if (m->hint < m->n && holds(&m->reg[m->hint], addr, len)) {
+        const struct memimg_region *r = &m->reg[m->hint];
+        return m->buf + r->off + (addr - r->addr);
+    }
     /* Newest first: a later capture of the same range is the fresher one. */
     for (size_t i = m->n; i-- > 0;) {
         const struct memimg_region *r = &m->reg[i];
-        if (addr >= r->addr && addr - r->addr <= r->len &&
-            len <= r->len - (addr - r->addr))
+        if (holds(r, addr, len)) {
+            /* (a cache, not the image: lookups stay const for callers) */
+            ((struct memimg *)m)->hint = i;
             return m->buf + r->off + (addr - r->addr);
+        }
     }
     return NULL;
 }

@@ -42,6 +42,8 @@ struct memimg {
     size_t n, cap;
     struct memimg_note notes[MEMIMG_NOTES]; /* in order; the rest are dropped */
     size_t nnotes;
+    size_t hint; /* the region the last lookup found: where the next one
+                  * looks first (a walk reads one region word after word) */
 };
 
 /* Preallocate room for `bytes` of captured memory in at most `regions` ranges,
@@ -75,7 +77,9 @@ void memimg__note(struct memimg *m, uint64_t addr, size_t len);
 int memimg__read(const struct memimg *m, uint64_t addr, void *out, size_t len);
 /* Read one little-endian 64-bit word. */
 int memimg__read_u64(const struct memimg *m, uint64_t addr, uint64_t *out);
-/* A pointer to len captured bytes at addr, or NULL. */
+/* A pointer to len captured bytes at addr, or NULL. Where regions overlap
+ * (ranges read at two stops of one tick), the region the previous lookup
+ * found wins if it holds all of them, else the newest. */
 const uint8_t *memimg__ptr(const struct memimg *m, uint64_t addr, size_t len);
 
 /* Flatten to / restore from a byte string (for fuzzing corpora and tests):

@@ -62,6 +62,29 @@ TEST(memimg_rewind)
     memimg__free(&m);
 }
 
+/* Overlapping regions: the newest holds, unless the last lookup's region
+ * holds the whole range (a walk stays in the capture it started in). */
+TEST(memimg_overlap)
+{
+    struct memimg m;
+    uint8_t b;
+    CHECK_EQ_INT(memimg__init(&m, 128, 4), 0);
+    memset(memimg__add(&m, 0x1000, 32), 1, 32);
+    memset(memimg__add(&m, 0x1010, 32), 2, 32);
+    CHECK_EQ_INT(memimg__read(&m, 0x1018, &b, 1), 0);
+    CHECK_EQ_INT(b, 2);
+    CHECK_EQ_INT(memimg__read(&m, 0x1000, &b, 1), 0); /* only the first */
+    CHECK_EQ_INT(b, 1);
+    CHECK_EQ_INT(memimg__read(&m, 0x1018, &b, 1), 0); /* both: the last found */
+    CHECK_EQ_INT(b, 1);
+    CHECK_EQ_INT(memimg__read(&m, 0x1028, &b, 1), 0); /* only the second */
+    CHECK_EQ_INT(b, 2);
+    CHECK(memimg__read(&m, 0x1018, &b, 40) < 0);      /* neither holds it all */
+    memimg__reset(&m);
+    CHECK(memimg__read(&m, 0x1028, &b, 1) < 0);       /* the hint is no region */
+    memimg__free(&m);
+}
+
 TEST(memimg_save_load)
 {
     struct memimg a, b;
