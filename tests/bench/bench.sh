@@ -209,7 +209,8 @@ hsspy_figures() { # CONFIG -> sets F_* from that config's reports
     F_THREADS=$(field "$f" 's/.*thread samples from \([0-9]*\) threads.*/\1/p')
     F_SAMPLES=$(field "$f" 's/.*samples: *\([0-9]*\) thread samples.*/\1/p')
     F_REPEATED=$(sed -n 's/.*idle: *\([0-9]*\) samples of threads that had not run.*/\1/p' "$f" | median)
-    F_SOFT=$(sed -n 's/.*blocked: *\([0-9]*\) samples of threads in epoll_wait.*/\1/p' "$f" | median)
+    F_SOFT=$(sed -n 's/.*blocked: *\([0-9]*\) samples of threads blocked in a system call.*/\1/p' "$f" | median)
+    F_REFUSED=$(sed -n 's/.*blocked: .*; \([0-9]*\) were stopped after all.*/\1/p' "$f" | median)
 }
 
 # --- 3. scale: a long recording, then reports of raw files ----------------------
@@ -309,8 +310,9 @@ for c in $figs; do
         "$([ $c != h100 ] && echo " (goal <= 1%: $(met "$F_MISSED" "<=" 1))")" "$F_CPU" "$F_TICK"
     printf '              %s samples of %s threads; not stopped: %s that had not run since their last\n' \
         "$F_SAMPLES" "$F_THREADS" "${F_REPEATED:-0}"
-    printf '              sample (schedstat unchanged: previous stack reused), %s blocked in epoll_wait & co\n' \
+    printf '              sample (schedstat unchanged: previous stack reused), %s blocked in a call\n' \
         "${F_SOFT:-0}"
+    printf '              (copied while they slept; %s more were stopped after all)\n' "${F_REFUSED:-0}"
 done
 
 printf '\n3. scale\n'
