@@ -1,5 +1,6 @@
 /* capfile.c - saving and loading single-thread captures (see capfile.h).
- * Layout (little-endian): "HSCAP001", pid, tid, comm[16], state, regs,
+ * Layout (little-endian): "HSCAP002", pid, tid, comm[16], state, flags
+ * (1: partial registers; absent from "HSCAP001" files), regs,
  * module count, modules {path, lo, hi, bias, build-id, image}, then the
  * memory image as memimg__save writes it. */
 #include "sampler/capfile.h"
@@ -17,8 +18,8 @@ static int put_blob(FILE *f, const void *p, uint64_t n)
 }
 
 int capfile__write(const char *path, const struct modset *ms, pid_t pid, pid_t tid,
-                   const char *comm, char state, const struct user_regs_struct *regs,
-                   const struct memimg *img)
+                   const char *comm, char state, bool partial,
+                   const struct user_regs_struct *regs, const struct memimg *img)
 {
     FILE *f = fopen(path, "we");
     char c16[16] = {0};
@@ -30,11 +31,13 @@ int capfile__write(const char *path, const struct modset *ms, pid_t pid, pid_t t
         return -errno;
     strncpy(c16, comm, sizeof c16 - 1);
     uint32_t n = (uint32_t)ms->nmods;
-    r |= put(f, "HSCAP001", 8);
+    uint8_t flags = partial ? 1 : 0;
+    r |= put(f, "HSCAP002", 8);
     r |= put(f, &pid, 4);
     r |= put(f, &tid, 4);
     r |= put(f, c16, 16);
     r |= put(f, &state, 1);
+    r |= put(f, &flags, 1);
     r |= put(f, regs, sizeof *regs);
     r |= put(f, &n, 4);
     /* The executable first: the reader takes the first module for it. */
@@ -126,13 +129,18 @@ int capfile__read(const char *path, struct capfile *c)
     fclose(f);
     in = (struct in){buf, (size_t)size, 0};
     const uint8_t *magic = take(&in, 8);
-    if (!magic || memcmp(magic, "HSCAP001", 8) != 0)
+    bool v1 = magic && memcmp(magic, "HSCAP001", 8) == 0;
+    if (!magic || (!v1 && memcmp(magic, "HSCAP002", 8) != 0))
         in.bad = 1;
     get(&in, &c->pid, 4);
     get(&in, &c->tid, 4);
     get(&in, c->comm, 16);
     c->comm[15] = 0;
     get(&in, &c->state, 1);
+    uint8_t flags = 0;
+    if (!v1)
+        get(&in, &flags, 1);
+    c->partial = flags & 1;
     get(&in, &c->regs, sizeof c->regs);
     get(&in, &n, 4);
     if (!in.bad && n > 4096)

@@ -9,6 +9,7 @@
 #ifndef HSSPY_CAPFILE_H
 #define HSSPY_CAPFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -21,6 +22,7 @@ struct capfile {
     pid_t pid, tid;
     char comm[16];
     char state;
+    bool partial; /* taken without a stop: regs hold rip, rsp and fs_base only */
     struct user_regs_struct regs;
     struct memimg img;
     struct saved_module *mods; /* paths and images owned by the capfile */
@@ -29,8 +31,8 @@ struct capfile {
 
 /* Write one capture. 0 or -errno. */
 int capfile__write(const char *path, const struct modset *ms, pid_t pid, pid_t tid,
-                   const char *comm, char state, const struct user_regs_struct *regs,
-                   const struct memimg *img);
+                   const char *comm, char state, bool partial,
+                   const struct user_regs_struct *regs, const struct memimg *img);
 
 /* Read one (bounds-checked: a damaged file is an error). 0 or -1. */
 int capfile__read(const char *path, struct capfile *c);

@@ -270,7 +270,7 @@ static void save_capture(struct recorder *r, const struct thread_capture *tc)
         return;
     proc__comm(r->t.pid, tc->tid, comm, sizeof comm);
     snprintf(path, sizeof path, "%s/cap-%05u.bin", r->o->save_dir, r->saved);
-    if (capfile__write(path, &r->ms, r->t.pid, tc->tid, comm, tc->state, &tc->regs,
+    if (capfile__write(path, &r->ms, r->t.pid, tc->tid, comm, tc->state, tc->soft, &tc->regs,
                        &r->cap.img) == 0)
         r->saved++;
 }

@@ -180,7 +180,8 @@ static int fuzz_walk(const char *dir, long iterations)
         struct undo u[16];
         struct user_regs_struct regs = c->regs;
         int nu = it % 8 == 0 ? 0 : damage(c, u, 16, &regs, pool, npool);
-        struct thread_capture tc = {.tid = c->tid, .state = c->state, .regs = regs};
+        struct thread_capture tc = {.tid = c->tid, .state = c->state, .soft = c->partial,
+                                    .regs = regs};
         uint64_t t0 = now_ns();
         int n;
         if (rts.usable) {
@@ -205,7 +206,9 @@ static int fuzz_walk(const char *dir, long iterations)
             }
         } else {
             struct unwind_result ur;
+            uw.partial = c->partial;
             unwind__stack(&uw, &regs, &c->img, frames, MAX_FRAMES, &ur);
+            uw.partial = false;
             n = ur.n;
         }
         uint64_t dt = now_ns() - t0;

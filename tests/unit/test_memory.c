@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "sampler/capfile.h"
 #include "sampler/capture.h"
 #include "sampler/memimg.h"
 #include "sampler/remote.h"
@@ -83,6 +84,40 @@ TEST(memimg_overlap)
     memimg__reset(&m);
     CHECK(memimg__read(&m, 0x1028, &b, 1) < 0);       /* the hint is no region */
     memimg__free(&m);
+}
+
+/* A saved capture comes back as the walkers saw it, including whether its
+ * registers were all there (a stop) or only pc and sp (no stop). */
+TEST(capfile_round_trip)
+{
+    struct modset ms;
+    struct memimg img;
+    struct user_regs_struct regs;
+    struct capfile c;
+    char path[] = "/tmp/hsspy-capfile-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    memset(&ms, 0, sizeof ms);
+    memset(&regs, 0, sizeof regs);
+    regs.rip = 0x401000;
+    regs.rsp = 0x7ffd0000;
+    CHECK_EQ_INT(memimg__init(&img, 64, 4), 0);
+    memset(memimg__add(&img, 0x7ffd0000, 32), 7, 32);
+    for (int partial = 0; partial <= 1; partial++) {
+        CHECK_EQ_INT(capfile__write(path, &ms, 10, 11, "prog", 'S', partial, &regs, &img), 0);
+        CHECK_EQ_INT(capfile__read(path, &c), 0);
+        CHECK_EQ_INT(c.partial, partial);
+        CHECK_EQ_INT(c.tid, 11);
+        CHECK_EQ_INT(c.state, 'S');
+        CHECK(c.regs.rip == 0x401000 && c.regs.rsp == 0x7ffd0000);
+        uint64_t w;
+        CHECK_EQ_INT(memimg__read_u64(&c.img, 0x7ffd0008, &w), 0);
+        CHECK(w == 0x0707070707070707ull);
+        capfile__free(&c);
+    }
+    unlink(path);
+    memimg__free(&img);
 }
 
 TEST(memimg_save_load)
