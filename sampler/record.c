@@ -309,9 +309,11 @@ static int capture_blocked(struct recorder *r)
         if (!tc)
             continue;
         capture_rts(r, tc);
-        bool holds = tracee__soft_held_still(&r->t, th) &&
-                     !(r->rts.usable && rts__sp_in_register(&r->rts, &tc->regs, &r->cap.img));
-        if (!holds && !th->soft_breaks) {
+        bool still = tracee__soft_held_still(&r->t, th);
+        bool sp_reg = r->rts.usable && rts__sp_in_register(&r->rts, &tc->regs, &r->cap.img);
+        if (still && sp_reg && !th->soft_breaks)
+            tracee__soft_refuse(th, th->soft_pc); /* an unsafe call that blocks: it will again */
+        if ((!still || sp_reg) && !th->soft_breaks) {
             capture__drop_last(&r->cap, mark);
             r->t.st.soft_refused++;
             late += tracee__interrupt_late(&r->t, th);
