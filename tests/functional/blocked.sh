@@ -45,10 +45,11 @@ n1=$(naps)
 v1=$(voluntary)
 dv=$((v1 - v0)) dn=$((n1 - n0))
 # A few stops are expected: the first sample (its thread pointer is not
-# known before one), and a capture spoiled by the thread waking up while it
-# was read. Stopping it at every tick would add about 400.
+# known before one), and captures spoiled by the thread waking up while it
+# was read (more on a loaded machine). Stopping it at every tick would add
+# about 400.
 check "not-stopped" "the nap thread was switched $dv times for $dn naps in 200 ticks" \
-    test "$dn" -gt 100 -a "$dv" -le $((dn + 40))
+    test "$dn" -gt 100 -a "$dv" -le $((dn + 100))
 
 "$HSSPY" report -f folded --threads --idle -o "$T/folded" "$T/rec.raw" 2>"$T/err"
 check_status "report-folded" $? "$T/err"
@@ -62,7 +63,7 @@ check "stack" "nap thread: $n of $all samples in napper;nap_outer;nap_inner;cloc
     test "$all" -ge $((ticks * 95 / 100)) -a "$n" -ge $((all * 95 / 100))
 blocked=$(sed -n 's/^ *blocked: *\([0-9]*\) samples of threads blocked in a system call.*/\1/p' "$T/report")
 check "counted" "the report counts ${blocked:-no} samples taken without a stop of a blocked thread, over $ticks ticks: $(grep blocked: "$T/report")" \
-    test "${blocked:-0}" -ge $((ticks * 80 / 100))
+    test "${blocked:-0}" -ge $((ticks * 70 / 100))
 
 grep "^tid $fptid (fpnap);" "$T/folded" >"$T/fpnap"
 n=$(count_matching "$T/fpnap" ';fp_napper;nap_framed$|;fp_napper;nap_framed ')
