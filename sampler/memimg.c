@@ -6,17 +6,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PAGE_SHIFT 12
+
+static size_t bucket(uint64_t page)
+{
+    return (size_t)((page * 0x9e3779b97f4a7c15ull) >> (64 - MEMIMG_BUCKET_BITS));
+}
+
 int memimg__init(struct memimg *m, size_t bytes, size_t regions)
 {
     memset(m, 0, sizeof *m);
+    /* Pages: those of the bytes, plus a partial one at each end of each
+     * region. */
+    size_t capent = (bytes >> PAGE_SHIFT) + 2 * regions + 16;
     m->buf = malloc(bytes ? bytes : 1);
     m->reg = malloc((regions ? regions : 1) * sizeof *m->reg);
-    if (!m->buf || !m->reg) {
+    m->head = calloc(MEMIMG_BUCKETS, sizeof *m->head);
+    m->ent = capent <= UINT32_MAX ? malloc(capent * sizeof *m->ent) : NULL;
+    if (!m->buf || !m->reg || !m->head || !m->ent) {
         memimg__free(m);
         return -ENOMEM;
     }
     m->size = bytes;
     m->cap = regions;
+    m->capent = capent;
     m->hint = SIZE_MAX;
     return 0;
 }
@@ -25,6 +38,8 @@ void memimg__free(struct memimg *m)
 {
     free(m->buf);
     free(m->reg);
+    free(m->head);
+    free(m->ent);
     memset(m, 0, sizeof *m);
 }
 
@@ -34,21 +49,53 @@ void memimg__reset(struct memimg *m)
     m->n = 0;
     m->nnotes = 0;
     m->hint = SIZE_MAX;
+    if (m->nent)
+        memset(m->head, 0, MEMIMG_BUCKETS * sizeof *m->head);
+    m->nent = 0;
+    m->unindexed = false;
 }
 
 struct memimg_mark memimg__mark(const struct memimg *m)
 {
-    return (struct memimg_mark){m->used, m->n, m->nnotes};
+    return (struct memimg_mark){m->used, m->n, m->nnotes, m->nent, m->unindexed};
 }
 
 void memimg__rewind(struct memimg *m, struct memimg_mark k)
 {
-    if (k.n > m->n || k.used > m->used || k.nnotes > m->nnotes)
+    if (k.n > m->n || k.used > m->used || k.nnotes > m->nnotes || k.nent > m->nent)
         return; /* not a mark of this image's present */
+    /* Entries go in at the heads of their chains, so the newest are at
+     * the heads still: take them out newest first. */
+    while (m->nent > k.nent) {
+        const struct memimg_entry *e = &m->ent[--m->nent];
+        m->head[bucket(e->page)] = e->next;
+    }
     m->used = k.used;
     m->n = k.n;
     m->nnotes = k.nnotes;
+    m->unindexed = k.unindexed;
     m->hint = SIZE_MAX;
+}
+
+/* Enter region i under each page it covers. */
+static void index_region(struct memimg *m, size_t i)
+{
+    const struct memimg_region *r = &m->reg[i];
+    if (m->unindexed || !r->len)
+        return;
+    uint64_t first = r->addr >> PAGE_SHIFT, last = (r->addr + r->len - 1) >> PAGE_SHIFT;
+    if (last - first >= m->capent - m->nent) {
+        m->unindexed = true;
+        return;
+    }
+    for (uint64_t p = first; p <= last; p++) {
+        struct memimg_entry *e = &m->ent[m->nent];
+        size_t b = bucket(p);
+        e->page = p;
+        e->region = (uint32_t)i;
+        e->next = m->head[b];
+        m->head[b] = (uint32_t)++m->nent;
+    }
 }
 
 void memimg__note(struct memimg *m, uint64_t addr, size_t len)
@@ -68,6 +115,7 @@ uint8_t *memimg__add(struct memimg *m, uint64_t addr, size_t len)
     r->len = (uint32_t)len;
     r->off = (uint32_t)m->used;
     m->used += len;
+    index_region(m, m->n - 1);
     return m->buf + r->off;
 }
 
@@ -106,11 +154,23 @@ const uint8_t *memimg__ptr(const struct memimg *m, uint64_t addr, size_t len)
         const struct memimg_region *r = &m->reg[m->hint];
         return m->buf + r->off + (addr - r->addr);
     }
-    /* Newest first: a later capture of the same range is the fresher one. */
+    /* Newest first: a later capture of the same range is the fresher one.
+     * (The hint is a cache, not the image: lookups stay const.) */
+    if (!m->unindexed && m->head) {
+        uint64_t page = addr >> PAGE_SHIFT;
+        for (uint32_t k = m->head[bucket(page)]; k; k = m->ent[k - 1].next) {
+            const struct memimg_entry *e = &m->ent[k - 1];
+            const struct memimg_region *r = &m->reg[e->region];
+            if (e->page == page && e->region < m->n && holds(r, addr, len)) {
+                ((struct memimg *)m)->hint = e->region;
+                return m->buf + r->off + (addr - r->addr);
+            }
+        }
+        return NULL;
+    }
     for (size_t i = m->n; i-- > 0;) {
         const struct memimg_region *r = &m->reg[i];
         if (holds(r, addr, len)) {
-            /* (a cache, not the image: lookups stay const for callers) */
             ((struct memimg *)m)->hint = i;
             return m->buf + r->off + (addr - r->addr);
         }

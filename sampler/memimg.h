@@ -17,6 +17,7 @@
 #ifndef HSSPY_MEMIMG_H
 #define HSSPY_MEMIMG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,7 +45,20 @@ struct memimg {
     size_t nnotes;
     size_t hint; /* the region the last lookup found: where the next one
                   * looks first (a walk reads one region word after word) */
+    /* The regions by the 4 KB pages they cover, newest first in each chain:
+     * a lookup visits only the regions on its first byte's page. */
+    uint32_t *head; /* MEMIMG_BUCKETS chains: 1 + an entry's index, 0: none */
+    struct memimg_entry {
+        uint64_t page;
+        uint32_t region;
+        uint32_t next; /* 1 + the next entry's index, 0: none */
+    } *ent;
+    size_t nent, capent;
+    bool unindexed; /* the index ran out of room: lookups scan every region
+                     * (init sizes it so that it cannot; a guard) */
 };
+#define MEMIMG_BUCKET_BITS 10
+#define MEMIMG_BUCKETS (1u << MEMIMG_BUCKET_BITS)
 
 /* Preallocate room for `bytes` of captured memory in at most `regions` ranges,
  * so capturing never allocates. 0 or -ENOMEM. */
@@ -56,7 +70,8 @@ void memimg__reset(struct memimg *m);
 /* Where the image stands, to forget everything added after it (a capture
  * that turned out unusable): memimg__rewind(m, memimg__mark(m)). */
 struct memimg_mark {
-    size_t used, n, nnotes;
+    size_t used, n, nnotes, nent;
+    bool unindexed;
 };
 struct memimg_mark memimg__mark(const struct memimg *m);
 void memimg__rewind(struct memimg *m, struct memimg_mark k);

@@ -86,6 +86,59 @@ TEST(memimg_overlap)
     memimg__free(&m);
 }
 
+/* The page index finds what a scan of every region finds: the last
+ * lookup's region if it holds the range, else the newest that does; through
+ * overlapping regions over many pages, rewinds and resets. */
+TEST(memimg_index_matches_scan)
+{
+    struct memimg m;
+    uint64_t seed = 12345;
+#define RND() (seed = seed * 6364136223846793005ull + 1442695040888963407ull, seed >> 33)
+    CHECK_EQ_INT(memimg__init(&m, 1 << 20, 256), 0);
+    size_t last = SIZE_MAX; /* the region the previous hit was in */
+    for (int round = 0; round < 200; round++) {
+        if (round % 50 == 0) {
+            memimg__reset(&m);
+            last = SIZE_MAX;
+        }
+        struct memimg_mark k = memimg__mark(&m);
+        int adds = 1 + (int)(RND() % 6);
+        for (int a = 0; a < adds; a++) {
+            uint64_t addr = 0x10000 + (RND() % 64) * 1024 + RND() % 512;
+            size_t len = 8 + RND() % 20000;
+            uint8_t *p = memimg__add(&m, addr, len);
+            if (p)
+                memset(p, (int)(m.n & 0xff), len);
+        }
+        if (RND() % 4 == 0) {
+            memimg__rewind(&m, k);
+            last = SIZE_MAX;
+        }
+        for (int q = 0; q < 200; q++) {
+            uint64_t addr = 0x10000 + RND() % (70 * 1024);
+            size_t len = 1 + RND() % 64;
+            const uint8_t *want = NULL;
+            size_t at = SIZE_MAX;
+            if (last < m.n && addr >= m.reg[last].addr &&
+                addr + len <= (uint64_t)m.reg[last].addr + m.reg[last].len)
+                at = last;
+            for (size_t i = m.n; at == SIZE_MAX && i-- > 0;)
+                if (addr >= m.reg[i].addr && addr + len <= (uint64_t)m.reg[i].addr + m.reg[i].len)
+                    at = i;
+            if (at != SIZE_MAX) {
+                want = m.buf + m.reg[at].off + (addr - m.reg[at].addr);
+                last = at;
+            }
+            if (memimg__ptr(&m, addr, len) != want)
+                UNIT_FAIL("round %d: lookup of %zu bytes at 0x%llx: not the region a scan finds",
+                          round, len, (unsigned long long)addr);
+        }
+    }
+    CHECK(!m.unindexed);
+#undef RND
+    memimg__free(&m);
+}
+
 /* A saved capture comes back as the walkers saw it, including whether its
  * registers were all there (a stop) or only pc and sp (no stop). */
 TEST(capfile_round_trip)
