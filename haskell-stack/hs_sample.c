@@ -98,9 +98,7 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
     res->tag = TAG_RTS;
     res->role = ROLE_NONE;
 
-    uw->partial = tc->soft;
-    unwind__stack(uw, &tc->regs, img, out, max, &res->ur);
-    uw->partial = false;
+    unwind__stack(uw, &tc->regs, tc->soft, img, out, max, &res->ur);
     const struct unwind_result ur = res->ur;
     res->n = ur.n;
     res->c_error = ur.error;

@@ -175,9 +175,8 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         if (idle_state(tc->state) && !r->rts.pending)
             s.flags |= SAMPLE_IDLE;
         if (!(s.flags & SAMPLE_IDLE) || r->o->idle) {
-            r->uw.partial = tc->soft;
-            unwind__stack(&r->uw, &tc->regs, &r->cap.img, r->frames, MAX_FRAMES, &ur);
-            r->uw.partial = false;
+            unwind__stack(&r->uw, &tc->regs, tc->soft, &r->cap.img, r->frames, MAX_FRAMES,
+                          &ur);
             n = ur.n;
             walked = true;
             if (ur.error)
@@ -309,11 +308,14 @@ static int capture_blocked(struct recorder *r)
         if (!tc)
             continue;
         capture_rts(r, tc);
+        /* (What the runtime says is worth reading only from a copy that
+         * holds.) */
         bool still = tracee__soft_held_still(&r->t, th);
-        bool sp_reg = r->rts.usable && rts__sp_in_register(&r->rts, &tc->regs, &r->cap.img);
-        if (still && sp_reg && !th->soft_breaks)
-            tracee__soft_refuse(th, th->soft_pc); /* an unsafe call that blocks: it will again */
-        if ((!still || sp_reg) && !th->soft_breaks) {
+        bool sp_reg = still && r->rts.usable &&
+                      rts__sp_in_register(&r->rts, &tc->regs, &r->cap.img);
+        if (!th->soft_breaks && (!still || sp_reg)) {
+            if (sp_reg) /* an unsafe call that blocks: it will again, there */
+                tracee__soft_refuse(th, th->soft_pc);
             capture__drop_last(&r->cap, mark);
             r->t.st.soft_refused++;
             late += tracee__interrupt_late(&r->t, th);

@@ -260,7 +260,7 @@ static bool scan_for_haskell(struct unwinder *u, uint64_t sp, uint64_t *ret, uin
     return false;
 }
 
-void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
+void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool partial,
                    const struct memimg *img, struct raw_frame *out, int max,
                    struct unwind_result *res)
 {
@@ -270,6 +270,7 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
 
     memset(res, 0, sizeof *res);
     u->regs = regs;
+    u->partial = partial;
     u->img = img;
     u->stack_hi = regs->rsp;
     u->live_now = 0;

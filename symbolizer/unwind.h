@@ -37,10 +37,7 @@ struct unwinder {
     pid_t pid;
     bool ghc; /* a GHC program: look for Haskell callers of CFI-less code */
     const struct user_regs_struct *regs; /* the stack being unwound */
-    /* Set by the caller when regs hold only rip, rsp and fs_base (a
-     * capture taken without stopping the thread, from /proc): the other
-     * registers are refused, and a step that needed one says so. */
-    bool partial;
+    bool partial; /* regs hold rip, rsp and fs_base only (see unwind__stack) */
     bool stepping, missing; /* inside unw_step; it asked for a missing one */
     const struct memimg *img;
     uint64_t stack_hi;     /* highest captured stack byte read so far (+1) */
@@ -70,8 +67,11 @@ int unwind__init(struct unwinder *u, struct modset *ms, pid_t pid);
 void unwind__free(struct unwinder *u);
 
 /* Unwind one thread from its captured registers and stack, writing at most
- * max raw frames (innermost first: FK_PC then FK_RET). */
-void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs,
+ * max raw frames (innermost first: FK_PC then FK_RET). With partial, regs
+ * hold only rip, rsp and fs_base (a capture taken without stopping the
+ * thread, from /proc): the other registers are refused, and a step that
+ * needed one sets res->missing_regs. */
+void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool partial,
                    const struct memimg *img, struct raw_frame *out, int max,
                    struct unwind_result *res);
 

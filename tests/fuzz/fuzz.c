@@ -206,9 +206,7 @@ static int fuzz_walk(const char *dir, long iterations)
             }
         } else {
             struct unwind_result ur;
-            uw.partial = c->partial;
-            unwind__stack(&uw, &regs, &c->img, frames, MAX_FRAMES, &ur);
-            uw.partial = false;
+            unwind__stack(&uw, &regs, c->partial, &c->img, frames, MAX_FRAMES, &ur);
             n = ur.n;
         }
         uint64_t dt = now_ns() - t0;
