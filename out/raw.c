@@ -156,6 +156,8 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->soft_breaking); /* and later */
     put_u64(&s, p->soft_refused);
     put_u64(&s, p->soft_short);
+    put_u64(&s, p->copied_bytes); /* later again */
+    put_u64(&s, p->copied_threads);
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -373,6 +375,10 @@ static void read_meta(struct cur *c, struct profile *p)
         p->soft_breaking = get_u64(c, "a counter");
         p->soft_refused = get_u64(c, "a counter");
         p->soft_short = get_u64(c, "a counter");
+    }
+    if (!c->bad && c->left >= 16) {
+        p->copied_bytes = get_u64(c, "a counter");
+        p->copied_threads = get_u64(c, "a counter");
     }
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */

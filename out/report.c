@@ -46,6 +46,11 @@ static void header(const struct profile *p, FILE *f)
                 p->ticks ? (double)p->self_cpu_ns / (double)p->ticks / 1e3 : 0.0,
                 p->realtime ? "real-time" : "normal",
                 p->short_slices ? " in 0.1 ms slices" : "");
+    if (p->copied_threads)
+        fprintf(f, "  copied:    %.1f KB of the program's memory per thread sampled from it "
+                   "(stacks and runtime words), %.1f KB per tick\n",
+                (double)p->copied_bytes / (double)p->copied_threads / 1024,
+                p->ticks ? (double)p->copied_bytes / (double)p->ticks / 1024 : 0.0);
     if (p->repeated)
         fprintf(f, "  idle:      %" PRIu64 " samples of threads that had not run were taken "
                    "without stopping them\n", p->repeated);

@@ -277,6 +277,9 @@ static void save_capture(struct recorder *r, const struct thread_capture *tc)
 /* Turn every capture taken so far into samples, then start afresh. */
 static void walk_captures(struct recorder *r)
 {
+    for (size_t i = 0; i < r->cap.img.n; i++)
+        r->p.copied_bytes += r->cap.img.reg[i].len;
+    r->p.copied_threads += r->cap.n;
     for (size_t i = 0; i < r->cap.n; i++) {
         const struct thread_capture *tc = &r->cap.th[i];
         save_capture(r, tc);

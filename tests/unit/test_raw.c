@@ -28,6 +28,8 @@ static void build(struct profile *p)
     p->soft_breaking = 4;
     p->soft_refused = 6;
     p->soft_short = 1;
+    p->copied_bytes = 123456;
+    p->copied_threads = 78;
     p->nmodules = 2;
     p->modules = calloc(2, sizeof *p->modules);
     p->modules[0] = (struct prof_module){.path = strdup("/bin/prog"), .lo = 0x400000,
@@ -87,6 +89,8 @@ TEST(round_trip)
     CHECK_EQ_INT(b.soft_breaking, 4);
     CHECK_EQ_INT(b.soft_refused, 6);
     CHECK_EQ_INT(b.soft_short, 1);
+    CHECK_EQ_INT(b.copied_bytes, 123456);
+    CHECK_EQ_INT(b.copied_threads, 78);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
     CHECK_EQ_INT(b.modules[0].build_id_len, 4);
