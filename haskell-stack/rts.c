@@ -515,8 +515,10 @@ static uint64_t task_slot(const struct rts *r, const struct user_regs_struct *re
     return r->my_task_is_tls ? regs->fs_base + (uint64_t)r->my_task_tls_off : r->my_task;
 }
 
-/* Copy the stack chunk holding a TSO's stack, from sp_hint (or the chunk's
- * start) to its end, and the chunks after it (underflow frames). */
+/* Copy the stack chunk holding a TSO's stack, from its live end to its end,
+ * and the chunks after it (underflow frames). The live end is sp_hint (Sp,
+ * for a TSO that is running: its chunk's saved sp is stale) or, without a
+ * hint, the chunk's saved sp. */
 void rts__grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso,
                      uint64_t sp_hint)
 {
@@ -536,7 +538,7 @@ void rts__grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_
             return;
         /* The running chunk's saved sp is stale: Sp lives in rbp. If the
          * hint is not inside the chunk, take all of it. */
-        uint64_t from = chunk == 0 ? sp_hint : sp;
+        uint64_t from = chunk == 0 && sp_hint ? sp_hint : sp;
         if (from < start || from >= end)
             from = start;
         from &= ~(uint64_t)7;

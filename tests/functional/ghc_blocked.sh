@@ -5,7 +5,8 @@
 # a stop gives, so hsspy stops it after all, and from then on stops it
 # there without trying to copy it first. Either way its samples show
 # the Haskell functions above the C ones, tagged as the call is, and the
-# report counts which way they were taken. For every GHC version here.
+# report counts which way they were taken, and what each sample copied of
+# the program's memory. For every GHC version here.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -13,7 +14,8 @@ nap() { # SUITE CASE-PREFIX MODE
     local suite=$1 c=$2-$3 mode=$3 prog
     prog=$(hs_build "$suite" nap nap.hs nap_c.c -- -O1 -threaded -rtsopts) ||
         { fail "$c-build" "ghc could not build nap.hs"; return; }
-    hs_start "$suite" "$T/out" /dev/null "$prog" 20 "$mode" +RTS -N2 -RTS &&
+    # (-ki64k: its first stack chunk is 64 KB, of which it uses a little)
+    hs_start "$suite" "$T/out" /dev/null "$prog" 20 "$mode" +RTS -N2 -ki64k -RTS &&
         wait_for_line "$T/out" '^ready' || { fail "$c-setup" "nap did not start"; return; }
     # Two recordings, each named while the program runs (a chroot's files
     # are not on this machine's paths for a later `hsspy report`).
@@ -46,6 +48,14 @@ nap() { # SUITE CASE-PREFIX MODE
             test "${refused:-0}" -ge 1 -a "${refused:-0}" -le 10 -a "$n" -ge $((all * 9 / 10))
     fi
     check "$c-no-errors" "$(grep '^ *errors:' "$T/report")" has_line "$T/report" '^ *errors: *0'
+    # Its STG stack is copied from Sp (saved in its TSO in a safe call, in
+    # rbp in an unsafe one) to the end of its chunk: a few hundred bytes
+    # here, with its C stack and the runtime's words a few KB; not the
+    # whole 64 KB chunk.
+    local kb
+    kb=$(sed -n 's/^ *copied: *\([0-9.]*\) KB .*per thread.*/\1/p' "$T/report")
+    check "$c-copied" "${kb:-no} KB copied per thread sampled: $(grep '^ *copied:' "$T/report")" \
+        test "$(echo "${kb:-999}" | cut -d. -f1)" -lt 16
 }
 
 ghc_targets
