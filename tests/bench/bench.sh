@@ -22,7 +22,8 @@
 #     alone (less sensitive to a machine that is slow for minutes).
 #  2. hsspy's own figures at 1 kHz, from its report of those runs: pause
 #     per stopped thread (median, p99), rate achieved, missed ticks, its CPU,
-#     and how many samples were taken without stopping the thread.
+#     how many samples were taken without stopping the thread, and how much
+#     of the program's memory was copied.
 #  3. Scale: an RSS_MINUTES-long recording (default 10) at 1 kHz of the same
 #     workload repeated without end (`hsspy record -p PID -f raw`): hsspy's
 #     peak RSS (the kernel's high-water mark for the whole run, writing
@@ -212,6 +213,8 @@ hsspy_figures() { # CONFIG -> sets F_* from that config's reports
     F_REPEATED=$(sed -n 's/.*idle: *\([0-9]*\) samples of threads that had not run.*/\1/p' "$f" | median)
     F_SOFT=$(sed -n 's/.*blocked: *\([0-9]*\) samples of threads blocked in a system call.*/\1/p' "$f" | median)
     F_REFUSED=$(sed -n 's/.*blocked: .*; \([0-9]*\) were stopped after all.*/\1/p' "$f" | median)
+    F_COPIED=$(field "$f" 's/.*copied: *\([0-9.]*\) KB .*per thread.*/\1/p')
+    F_COPIED_TICK=$(field "$f" 's/.*copied: .*, \([0-9.]*\) KB per tick.*/\1/p')
 }
 
 # --- 3. scale: a long recording, then reports of raw files ----------------------
@@ -314,6 +317,8 @@ for c in $figs; do
     printf '              sample (schedstat unchanged: previous stack reused), %s blocked in a call\n' \
         "${F_SOFT:-0}"
     printf '              (copied while they slept; %s more were stopped after all)\n' "${F_REFUSED:-0}"
+    printf '              copied from its memory: %s KB per thread sampled, %s KB per tick\n' \
+        "$F_COPIED" "$F_COPIED_TICK"
 done
 
 printf '\n3. scale\n'
