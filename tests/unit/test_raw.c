@@ -141,6 +141,44 @@ TEST(round_trip)
     profile__free(&b);
 }
 
+/* A file from an earlier hsspy, whose header section ends before the
+ * counters added since: it loads, the missing counters read as zero. */
+TEST(earlier_header)
+{
+    struct profile a, b;
+    char err[200];
+    size_t len;
+    uint64_t size;
+    build(&a);
+    uint8_t *buf = serialize(&a, &len);
+    /* "HSSPYRAW", version, section count; then the header section first:
+     * type, size, payload. Drop the last two counters (copied bytes and
+     * threads), then also the three before them (soft_*). */
+    const size_t at = 8 + 4 + 4 + 4;
+    CHECK(len > at + 8);
+    memcpy(&size, buf + at, 8);
+    for (int cut = 16; cut <= 40; cut += 24) {
+        uint64_t shorter = size - (uint64_t)cut;
+        uint8_t *old = malloc(len);
+        CHECK(old != NULL);
+        memcpy(old, buf, at);
+        memcpy(old + at, &shorter, 8);
+        memcpy(old + at + 8, buf + at + 8, (size_t)shorter);
+        memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
+        if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
+            UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
+        CHECK_EQ_INT(b.copied_bytes, 0);
+        CHECK_EQ_INT(b.copied_threads, 0);
+        CHECK_EQ_INT(b.soft_short, cut == 16 ? 1 : 0);
+        CHECK_EQ_INT(b.soft, 50);
+        CHECK_EQ_INT(b.nsamples, 10);
+        profile__free(&b);
+        free(old);
+    }
+    free(buf);
+    profile__free(&a);
+}
+
 TEST(clear_errors)
 {
     struct profile a, b;
