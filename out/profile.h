@@ -125,6 +125,8 @@ struct profile {
     uint64_t soft_short;   /* samples without a stop whose unwind lacked registers */
     uint64_t copied_bytes; /* of the target's memory, into captures */
     uint64_t copied_threads; /* captures (stopped or not) they went to */
+    uint64_t stop_reads;   /* process_vm_readv calls made while threads were
+                            * stopped (pause.n threads) */
     uint64_t late;         /* threads that stopped after their tick, captured then */
     uint64_t restarted;    /* calls a stop broke with EINTR, restarted by hsspy */
     uint64_t self_cpu_ns;  /* CPU time hsspy itself used while recording */

@@ -158,6 +158,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->soft_short);
     put_u64(&s, p->copied_bytes); /* later again */
     put_u64(&s, p->copied_threads);
+    put_u64(&s, p->stop_reads); /* later still */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -380,6 +381,8 @@ static void read_meta(struct cur *c, struct profile *p)
         p->copied_bytes = get_u64(c, "a counter");
         p->copied_threads = get_u64(c, "a counter");
     }
+    if (!c->bad && c->left >= 8)
+        p->stop_reads = get_u64(c, "a counter");
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

@@ -36,9 +36,13 @@ static void header(const struct profile *p, FILE *f)
                 (double)p->pause.sum_ns / (double)p->pause.n / 1e3,
                 (double)hist__quantile(&p->pause, 0.5) / 1e3,
                 (double)hist__quantile(&p->pause, 0.99) / 1e3, (double)p->pause.max_ns / 1e3);
-        fprintf(f, "             (time to stop: median %.1f us, p99 %.1f us)\n",
+        fprintf(f, "             (time to stop: median %.1f us, p99 %.1f us",
                 (double)hist__quantile(&p->stop_latency, 0.5) / 1e3,
                 (double)hist__quantile(&p->stop_latency, 0.99) / 1e3);
+        if (p->stop_reads)
+            fprintf(f, "; memory read in %.2f process_vm_readv calls per stop",
+                    (double)p->stop_reads / (double)p->pause.n);
+        fprintf(f, ")\n");
     }
     if (p->self_cpu_ns && p->duration_ns)
         fprintf(f, "  hsspy:     %.1f%% of one CPU while recording (%.0f us per tick), at %s priority%s\n",

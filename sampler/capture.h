@@ -25,6 +25,7 @@ struct thread_capture {
     size_t first_note;    /* its first note in the image (memimg__note) */
     uint64_t t_stop_ns;   /* when its stop was seen (waitpid returned it) */
     uint64_t t_resume_ns; /* when it was let go again */
+    uint32_t reads;       /* process_vm_readv calls made while it was stopped */
 };
 
 struct capture {

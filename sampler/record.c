@@ -247,6 +247,7 @@ static void capture_rts(struct recorder *r, struct thread_capture *tc)
 static const struct user_regs_struct *on_stop(void *arg, struct tthread *th)
 {
     struct recorder *r = arg;
+    unsigned long reads = remote__calls();
     capture__thread(&r->cap, r->t.pid, th);
     if (r->cap.n == 0 || r->cap.th[r->cap.n - 1].tid != th->tid)
         return NULL;
@@ -257,6 +258,7 @@ static const struct user_regs_struct *on_stop(void *arg, struct tthread *th)
     capture__remember(&r->cap, th, tc);
     if (!tc->err)
         tracee__stopped_base(&r->t, th);
+    tc->reads = (uint32_t)(remote__calls() - reads);
     tc->t_resume_ns = tracee__now_ns();
     return tc->err ? NULL : &tc->regs;
 }
@@ -284,6 +286,7 @@ static void walk_captures(struct recorder *r)
         const struct thread_capture *tc = &r->cap.th[i];
         save_capture(r, tc);
         if (!tc->soft) {
+            r->p.stop_reads += tc->reads;
             hist__add(&r->p.pause, tc->t_resume_ns - tc->t_stop_ns);
             hist__add(&r->p.stop_latency, tc->t_stop_ns - tc->t_interrupt_ns);
         }

@@ -10,6 +10,10 @@
 #define IOV_MAX 1024
 #endif
 
+static unsigned long calls;
+
+unsigned long remote__calls(void) { return calls; }
+
 /* process_vm_readv stops at the first remote range it cannot read completely
  * and reports the bytes moved so far; this attributes them to requests and
  * says where to carry on. */
@@ -45,6 +49,7 @@ size_t remote__batch(pid_t pid, struct remote_req *reqs, size_t n)
             remote[i].iov_base = (void *)(uintptr_t)reqs[done + i].addr;
             remote[i].iov_len = reqs[done + i].len;
         }
+        calls++;
         ssize_t r = process_vm_readv(pid, local, k, remote, k, 0);
         if (r < 0) {
             if (errno == ESRCH)
@@ -69,6 +74,7 @@ int remote__read(pid_t pid, uint64_t addr, void *buf, size_t len)
     if (pid <= 0)
         return -ESRCH;
     struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
+    calls++;
     ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
     if (got < 0)
         return errno == ESRCH ? -ESRCH : -EFAULT;

@@ -28,4 +28,8 @@ size_t remote__batch(pid_t pid, struct remote_req *reqs, size_t n);
  * -ESRCH if the process is gone) otherwise. */
 int remote__read(pid_t pid, uint64_t addr, void *buf, size_t len);
 
+/* process_vm_readv calls made so far by this process (both of the above):
+ * what a stop costs in system calls, told by the difference across it. */
+unsigned long remote__calls(void);
+
 #endif

@@ -23,8 +23,8 @@
 #     slowdown goal is met when both are within it.
 #  2. hsspy's own figures at 1 kHz, from its report of those runs: pause
 #     per stopped thread (median, p99), rate achieved, missed ticks, its CPU,
-#     how many samples were taken without stopping the thread, and how much
-#     of the program's memory was copied.
+#     how many samples were taken without stopping the thread, how much
+#     of the program's memory was copied, and in how many calls per stop.
 #  3. Scale: an RSS_MINUTES-long recording (default 10) at 1 kHz of the same
 #     workload repeated without end (`hsspy record -p PID -f raw`): hsspy's
 #     peak RSS (the kernel's high-water mark for the whole run, writing
@@ -226,6 +226,7 @@ hsspy_figures() { # CONFIG -> sets F_* from that config's reports
     F_REFUSED=$(sed -n 's/.*blocked: .*; \([0-9]*\) were stopped after all.*/\1/p' "$f" | median)
     F_COPIED=$(field "$f" 's/.*copied: *\([0-9.]*\) KB .*per thread.*/\1/p')
     F_COPIED_TICK=$(field "$f" 's/.*copied: .*, \([0-9.]*\) KB per tick.*/\1/p')
+    F_READS=$(field "$f" 's/.*memory read in \([0-9.]*\) process_vm_readv calls per stop.*/\1/p')
 }
 
 # --- 3. scale: a long recording, then reports of raw files ----------------------
@@ -328,8 +329,10 @@ for c in $figs; do
     printf '              sample (schedstat unchanged: previous stack reused), %s blocked in a call\n' \
         "${F_SOFT:-0}"
     printf '              (copied while they slept; %s more were stopped after all)\n' "${F_REFUSED:-0}"
-    printf '              copied from its memory: %s KB per thread sampled, %s KB per tick\n' \
+    printf '              copied from its memory: %s KB per thread sampled, %s KB per tick;\n' \
         "$F_COPIED" "$F_COPIED_TICK"
+    printf '              %s process_vm_readv calls per stop, while the thread was stopped\n' \
+        "${F_READS:-?}"
 done
 
 printf '\n3. scale\n'

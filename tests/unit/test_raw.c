@@ -30,6 +30,7 @@ static void build(struct profile *p)
     p->soft_short = 1;
     p->copied_bytes = 123456;
     p->copied_threads = 78;
+    p->stop_reads = 91;
     p->nmodules = 2;
     p->modules = calloc(2, sizeof *p->modules);
     p->modules[0] = (struct prof_module){.path = strdup("/bin/prog"), .lo = 0x400000,
@@ -91,6 +92,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.soft_short, 1);
     CHECK_EQ_INT(b.copied_bytes, 123456);
     CHECK_EQ_INT(b.copied_threads, 78);
+    CHECK_EQ_INT(b.stop_reads, 91);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
     CHECK_EQ_INT(b.modules[0].build_id_len, 4);
@@ -152,12 +154,15 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the last two counters (copied bytes and
-     * threads), then also the three before them (soft_*). */
+     * type, size, payload. Drop the last counter (reads per stop), then
+     * also the two before it (copied bytes and threads), then also the
+     * three before them (soft_*): files of earlier hsspys. */
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    for (int cut = 16; cut <= 40; cut += 24) {
+    static const int cuts[] = {8, 24, 48};
+    for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+        int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
         uint8_t *old = malloc(len);
         CHECK(old != NULL);
@@ -167,9 +172,10 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.copied_bytes, 0);
-        CHECK_EQ_INT(b.copied_threads, 0);
-        CHECK_EQ_INT(b.soft_short, cut == 16 ? 1 : 0);
+        CHECK_EQ_INT(b.stop_reads, 0);
+        CHECK_EQ_INT(b.copied_bytes, cut == 8 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut == 8 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 24 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);
