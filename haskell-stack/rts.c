@@ -519,15 +519,12 @@ static uint64_t task_slot(const struct rts *r, const struct user_regs_struct *re
  * and the chunks after it (underflow frames). The live end is sp_hint (Sp,
  * for a TSO that is running: its chunk's saved sp is stale) or, without a
  * hint, the chunk's saved sp. */
-void rts__grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso,
-                     uint64_t sp_hint)
+static void grab_chunks(const struct rts *r, pid_t pid, struct memimg *img, uint64_t stack,
+                        uint64_t sp_hint)
 {
     const struct rts_layout *L = r->L;
-    uint64_t stack, size, sp;
+    uint64_t size, sp;
 
-    if (!rts__grab(pid, img, tso, (size_t)L->tso.struct_size) ||
-        !rts__field(img, tso, L->tso.stackobj, &stack))
-        return;
     for (int chunk = 0; chunk < MAX_CHUNKS && stack; chunk++) {
         if (!rts__grab(pid, img, stack, (size_t)L->stack.stack.off) ||
             !rts__field(img, stack, L->stack.stack_size, &size) ||
@@ -556,6 +553,87 @@ void rts__grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_
     }
 }
 
+void rts__grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso,
+                     uint64_t sp_hint)
+{
+    uint64_t stack;
+    if (rts__grab(pid, img, tso, (size_t)r->L->tso.struct_size) &&
+        rts__field(img, tso, r->L->tso.stackobj, &stack))
+        grab_chunks(r, pid, img, stack, sp_hint);
+}
+
+/* Where the stack chunk (the StgStack object) of a thread running Haskell
+ * code starts, from its registers alone: SpLim (r15) is the chunk's first
+ * word plus RESERVED_STACK_WORDS, and Sp (rbp) is above SpLim, within a
+ * chunk's length. 0 when they cannot be that (C code keeps other values in
+ * those registers). */
+static uint64_t chunk_of_splim(const struct rts_layout *L, const struct user_regs_struct *regs)
+{
+    uint64_t lim = regs->r15, sp = regs->rbp;
+    uint64_t reserved = (uint64_t)L->misc.RESERVED_STACK_WORDS * 8;
+    uint64_t hdr = (uint64_t)L->stack.stack.off;
+    if (!rts_layout__has(L->stack.stack) || L->stack.stack.off <= 0 || (lim | sp) & 7 ||
+        lim < reserved + hdr + 4096 || lim > UINT64_MAX - 2 * MAX_CHUNK_BYTES || sp < lim ||
+        sp - lim >= MAX_CHUNK_BYTES)
+        return 0;
+    return lim - reserved - hdr;
+}
+
+/* The stack chunk a thread running Haskell code is on, from its registers
+ * and a header already in the image (read ahead, or guessed by
+ * rts__guess_stack): chunk_of_splim's, if its header is a STACK's and Sp
+ * lies inside it. 0 otherwise (C code, in an unsafe call, keeps other
+ * values in those registers), or when the header was not read. */
+static uint64_t stack_of_regs(const struct rts *r, const struct user_regs_struct *regs,
+                              const struct memimg *img)
+{
+    const struct rts_layout *L = r->L;
+    uint64_t obj = chunk_of_splim(L, regs), info, size;
+    if (!obj)
+        return 0;
+    uint64_t start = obj + (uint64_t)L->stack.stack.off;
+    if (memimg__read_u64(img, obj + (uint64_t)(int64_t)L->header.info.off, &info) < 0 ||
+        info != r->stg_STACK_info || !rts__field(img, obj, L->stack.stack_size, &size) ||
+        size == 0 || size * 8 > MAX_CHUNK_BYTES ||
+        regs->r15 - start >= size * 8 || regs->rbp >= start + size * 8)
+        return 0;
+    return obj;
+}
+
+/* GHC's default stack chunk (-kc32k), object bytes. */
+#define DEFAULT_CHUNK_BYTES (32 * 1024)
+/* Sp this close to the chunk's header: read both as one range. */
+#define GUESS_JOIN_BYTES 4096
+
+size_t rts__guess_stack(const struct rts *r, const struct user_regs_struct *regs,
+                        struct memimg_note *out, size_t max)
+{
+    uint64_t obj = r->usable && max >= 2 ? chunk_of_splim(r->L, regs) : 0, sp = regs->rbp;
+    if (!obj)
+        return 0; /* read nothing rather than something unreadable */
+    uint64_t hdr = (uint64_t)r->L->stack.stack.off;
+    uint64_t end = obj + (r->chunk_bytes ? r->chunk_bytes : DEFAULT_CHUNK_BYTES);
+    if (end <= sp)
+        end = obj + DEFAULT_CHUNK_BYTES; /* a chunk bigger than the last seen */
+    if (end <= sp) {
+        out[0] = (struct memimg_note){obj, (uint32_t)hdr};
+        return 1; /* bigger than that too: its live part is read once known */
+    }
+    if (sp - obj <= GUESS_JOIN_BYTES) {
+        out[0] = (struct memimg_note){obj, (uint32_t)(end - obj)};
+        return 1;
+    }
+    out[0] = (struct memimg_note){obj, (uint32_t)hdr};
+    out[1] = (struct memimg_note){sp, (uint32_t)(end - sp)};
+    return 2;
+}
+
+void rts__saw_stack(struct rts *r, const struct rts_view *v)
+{
+    if (v->stack && v->stack_end > v->stack && v->stack_end - v->stack <= MAX_CHUNK_BYTES)
+        r->chunk_bytes = (uint32_t)(v->stack_end - v->stack);
+}
+
 void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_struct *regs,
                          struct memimg *img)
 {
@@ -580,8 +658,16 @@ void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_
     }
     if (cap && rts__field(img, cap, L->capability.running_task, &v) && v == task &&
         rts__field(img, cap, L->capability.in_haskell, &v) && (v & 0xff) &&
-        memimg__read_u64(img, cap + cap_reg(L, L->reg.rCurrentTSO), &tso) == 0 && tso)
-        rts__grab_stack(r, pid, img, tso, regs->rbp);
+        memimg__read_u64(img, cap + cap_reg(L, L->reg.rCurrentTSO), &tso) == 0 && tso) {
+        /* Running Haskell code: its registers say which chunk it is on, so
+         * the TSO (which a collection may have moved since the last
+         * sample: another read while it is stopped) is not needed. */
+        uint64_t stack = stack_of_regs(r, regs, img);
+        if (stack)
+            grab_chunks(r, pid, img, stack, regs->rbp);
+        else
+            rts__grab_stack(r, pid, img, tso, regs->rbp);
+    }
 }
 
 /* ------------------------------------------------------------------------
@@ -631,7 +717,10 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
                                               &v->cccs) == 0;
         v->cccs_missing = !got;
     }
-    if (v->tso && rts__field(img, v->tso, L->tso.stackobj, &v->stack)) {
+    /* A running thread's chunk as its capture found it: from its registers
+     * if they say, else from its TSO. */
+    if (v->tso && ((!v->suspended_tso && (v->stack = stack_of_regs(r, regs, img)) != 0) ||
+                   rts__field(img, v->tso, L->tso.stackobj, &v->stack))) {
         rts__field(img, v->stack, L->stack.sp, &v->saved_sp);
         if (rts__field(img, v->stack, L->stack.stack_size, &x))
             v->stack_end = v->stack + (uint64_t)L->stack.stack.off + 8 * x;

@@ -13,8 +13,9 @@
  *
  * While a thread is stopped, rts__capture_thread copies the few RTS words its
  * sample needs into the capture's memory image: its Task, InCall and
- * Capability, the TSO whose stack matters, and that stack's live chunks
- * (and with them, in a -prof program, the current cost-centre stack
+ * Capability, the TSO whose stack matters (not needed for a thread running
+ * Haskell code whose registers name its chunk), and that stack's live
+ * chunks (and with them, in a -prof program, the current cost-centre stack
  * pointer: the Capability's register table and the TSO hold it). Once the
  * thread runs again, rts__view reads them back from the image only.
  */
@@ -81,6 +82,10 @@ struct rts {
     struct ccs_walk *ccs; /* --stack ccs: a sample's Haskell part is its
                            * cost-centre stack, not its STG frames (NULL) */
     unsigned long validation_failures;
+    /* The bytes (header included) of the last stack chunk a sample's walk
+     * saw: how far rts__guess_stack reads from a running thread's SpLim
+     * (0: none seen yet, GHC's default chunk size is taken). */
+    uint32_t chunk_bytes;
 };
 
 /* Look at the target: is it a GHC program, which version and RTS, and can
@@ -102,6 +107,20 @@ void rts__free(struct rts *r);
 /* During a thread's stop: copy what its sample needs into img. */
 void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_struct *regs,
                          struct memimg *img);
+
+/* During a thread's stop, before anything is read: where its STG stack chunk
+ * is, if it runs Haskell code, from its registers alone. SpLim (r15 on
+ * x86_64) is the chunk's first word plus RESERVED_STACK_WORDS, and Sp (rbp)
+ * lies above it, inside the chunk: out gets the chunk's header and its live
+ * part, from Sp to the chunk's end, as far as r->chunk_bytes says (one
+ * range when Sp is near the header). Returns how many ranges (0-2); 0 when
+ * the registers do not look like a running Haskell thread's. A guess, read
+ * ahead with the C stack: rts__capture_thread (which follows the Task and
+ * its Capability first) takes the chunk the registers name only if the
+ * header read there is a STACK's holding Sp, and then needs no TSO;
+ * otherwise it follows the TSO, as rts__view does. */
+size_t rts__guess_stack(const struct rts *r, const struct user_regs_struct *regs,
+                        struct memimg_note *out, size_t max);
 
 /* What the RTS says about one thread, read back from a capture. */
 struct rts_view {
@@ -127,6 +146,9 @@ struct rts_view {
  * sample then counts as an RTS-state error). */
 bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
                const struct memimg *img, struct rts_view *v);
+
+/* After a sample's walk: what rts__guess_stack should expect next time. */
+void rts__saw_stack(struct rts *r, const struct rts_view *v);
 
 /* Whether a thread's STG stack pointer is in its registers: it holds its
  * capability and runs Haskell code or an unsafe foreign call (Sp is rbp,

@@ -72,18 +72,37 @@ static struct thread_capture *start(struct capture *c, const struct tthread *th)
  * last capture still fall inside it. */
 #define AHEAD_SLACK 1024
 
+/* Add a range to the batch unless the image has it already (a shared
+ * Capability, or a guess the read-ahead covers). False when the image is
+ * full. */
+static bool add_range(struct capture *c, uint64_t a, size_t len, struct remote_req *req,
+                      size_t *reg, size_t *n)
+{
+    if (memimg__ptr(&c->img, a, len))
+        return true;
+    uint8_t *p = memimg__add(&c->img, a, len);
+    if (!p)
+        return false;
+    req[*n] = (struct remote_req){a, p, len, 0};
+    reg[(*n)++] = c->img.n - 1;
+    return true;
+}
+
 /* The C stack from rsp up, as deep as th->stack_want says, and with it, in
  * the same process_vm_readv, the ranges the thread's last capture needed
  * beyond it (th->ahead): a GHC thread's Task, Capability, TSO and stack
- * chunk are mostly where they were. Whatever turns out different is read
- * afterwards by whoever needs it (rts__grab finds the rest in the image),
- * so a wrong guess costs only bytes, and a right one saves a system call
- * per range while the thread is stopped. */
+ * chunk are mostly where they were. Then the ranges `guess` (if any) makes
+ * of the registers, last, where a short read costs no extra call: a GHC
+ * thread may run another Haskell thread, on another stack chunk, than last
+ * time. Whatever turns out different is read afterwards by whoever needs it
+ * (rts__grab finds the rest in the image), so a wrong guess costs only
+ * bytes, and a right one saves a system call per range while the thread is
+ * stopped. */
 static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
-                       struct thread_capture *tc)
+                       struct thread_capture *tc, capture_guess_fn guess, void *ctx)
 {
-    struct remote_req req[1 + TT_READ_AHEAD];
-    size_t reg[1 + TT_READ_AHEAD], n = 0;
+    struct remote_req req[1 + TT_READ_AHEAD + CAPTURE_GUESSES];
+    size_t reg[1 + TT_READ_AHEAD + CAPTURE_GUESSES], n = 0;
     size_t want = th->stack_want ? th->stack_want : c->stack_bytes;
     if (want > c->stack_bytes)
         want = c->stack_bytes;
@@ -92,7 +111,8 @@ static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
         return;
     req[n] = (struct remote_req){tc->regs.rsp, buf, want, 0};
     reg[n++] = c->img.n - 1;
-    for (size_t k = 0; k < th->nahead; k++) {
+    bool room = true;
+    for (size_t k = 0; k < th->nahead && room; k++) {
         uint64_t a = th->ahead[k].addr;
         size_t len = th->ahead[k].len;
         if (memimg__ptr(&c->img, a, len))
@@ -101,16 +121,17 @@ static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
             a -= AHEAD_SLACK;
             len += AHEAD_SLACK;
         }
-        uint8_t *p = memimg__add(&c->img, a, len);
-        if (!p)
-            break;
-        req[n] = (struct remote_req){a, p, len, 0};
-        reg[n++] = c->img.n - 1;
+        room = add_range(c, a, len, req, reg, &n);
     }
+    size_t ahead = n - 1;
+    struct memimg_note g[CAPTURE_GUESSES];
+    size_t ng = guess && room ? guess(ctx, &tc->regs, g, CAPTURE_GUESSES) : 0;
+    for (size_t k = 0; k < ng && room; k++)
+        room = add_range(c, g[k].addr, g[k].len, req, reg, &n);
     remote__batch(pid, req, n);
     for (size_t i = 0; i < n; i++)
         memimg__set_len_at(&c->img, reg[i], req[i].got);
-    c->read_ahead += n - 1;
+    c->read_ahead += ahead;
     /* A stack shorter than `want` ends at the top of its mapping. */
     tc->stack_len = req[0].got;
     c->short_stacks += req[0].got < want;
@@ -127,14 +148,15 @@ void capture__remember(struct capture *c, struct tthread *th, const struct threa
     }
 }
 
-void capture__thread(struct capture *c, pid_t pid, const struct tthread *th)
+void capture__thread(struct capture *c, pid_t pid, const struct tthread *th,
+                     capture_guess_fn guess, void *ctx)
 {
     struct thread_capture *tc = start(c, th);
     if (!tc)
         return;
     tc->err = ptrace(PTRACE_GETREGS, th->tid, 0, &tc->regs) < 0 ? -errno : 0;
     if (!tc->err)
-        read_stack(c, pid, th, tc);
+        read_stack(c, pid, th, tc, guess, ctx);
 }
 
 struct thread_capture *capture__soft(struct capture *c, pid_t pid, const struct tthread *th)
@@ -146,7 +168,7 @@ struct thread_capture *capture__soft(struct capture *c, pid_t pid, const struct 
     tc->regs.rip = th->soft_pc;
     tc->regs.rsp = th->soft_sp;
     tc->regs.fs_base = th->fs_base;
-    read_stack(c, pid, th, tc);
+    read_stack(c, pid, th, tc, NULL, NULL);
     tc->t_resume_ns = tc->t_stop_ns;
     return tc;
 }

@@ -50,10 +50,19 @@ int capture__reserve(struct capture *c, size_t threads, size_t extra);
 /* Start a new sample (forget the previous one's threads and memory). */
 void capture__begin(struct capture *c);
 
+/* Ranges worth reading with a stopped thread's stack, guessed from its
+ * registers (a GHC thread's STG stack chunk, from SpLim): up to max of them
+ * into out; returns how many. */
+typedef size_t (*capture_guess_fn)(void *ctx, const struct user_regs_struct *regs,
+                                   struct memimg_note *out, size_t max);
+#define CAPTURE_GUESSES 2
+
 /* Capture one stopped thread: registers (PTRACE_GETREGS) and its C stack
  * from rsp up, as deep as th->stack_want says, with the ranges its last
- * capture needed beyond it (th->ahead): one process_vm_readv. */
-void capture__thread(struct capture *c, pid_t pid, const struct tthread *th);
+ * capture needed beyond it (th->ahead) and those guess (may be NULL) makes
+ * of its registers: one process_vm_readv. */
+void capture__thread(struct capture *c, pid_t pid, const struct tthread *th,
+                     capture_guess_fn guess, void *ctx);
 
 /* After the rest of a thread's capture (the RTS reader's, which notes the
  * ranges it needs in the image): keep those ranges in th->ahead for its

@@ -167,6 +167,8 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         r->p.threads[ti].stack = hs.v.stack;
         r->p.threads[ti].stack_sp = hs.v.saved_sp;
         r->p.threads[ti].stack_end = hs.v.stack_end;
+        if (!tc->soft)
+            rts__saw_stack(&r->rts, &hs.v);
         if (hs.tag == TAG_IDLE || (hs.tag == TAG_NONE && idle_state(tc->state)))
             s.flags |= SAMPLE_IDLE;
     } else {
@@ -241,6 +243,15 @@ static void capture_rts(struct recorder *r, struct thread_capture *tc)
         rts__capture_thread(&r->rts, r->t.pid, &tc->regs, &r->cap.img);
 }
 
+/* Called while one thread is stopped, with its registers: where its STG
+ * stack chunk is, to read with its C stack. */
+static size_t guess_stack(void *arg, const struct user_regs_struct *regs,
+                          struct memimg_note *out, size_t max)
+{
+    const struct recorder *r = arg;
+    return regs->fs_base ? rts__guess_stack(&r->rts, regs, out, max) : 0;
+}
+
 /* Called while one thread is stopped: capture it; the tracee resumes it
  * right after (also for a thread that stops after its tick was over: it was
  * waiting for a CPU, so its stack is still the one it had then). */
@@ -248,7 +259,7 @@ static const struct user_regs_struct *on_stop(void *arg, struct tthread *th)
 {
     struct recorder *r = arg;
     unsigned long reads = remote__calls();
-    capture__thread(&r->cap, r->t.pid, th);
+    capture__thread(&r->cap, r->t.pid, th, guess_stack, r);
     if (r->cap.n == 0 || r->cap.th[r->cap.n - 1].tid != th->tid)
         return NULL;
     struct thread_capture *tc = &r->cap.th[r->cap.n - 1];

@@ -1,0 +1,34 @@
+# ghc_switch - one OS thread running three Haskell threads in turn, a
+# millisecond each: at nearly every sample it is on another Haskell
+# thread's stack than at its last, which reading ahead what the last sample
+# needed cannot foresee. Its registers can: SpLim (r15) says which stack
+# chunk it is on and Sp (rbp) where in it, so the chunk comes with the C
+# stack in the stop's first process_vm_readv, and the TSO (moved by every
+# collection) is not needed. The samples show the Haskell function the
+# threads run, and a stop takes well under two reads (about 3.3 when
+# the chunk was found through the TSO). For every GHC version here.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+switching() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2 prog n all reads
+    prog=$(hs_build "$suite" switch switch.hs -- -O1 -threaded -rtsopts) ||
+        { fail "$c-build" "ghc could not build switch.hs"; return; }
+    local rts=(+RTS -N1 -V0.001 -C0.001 -RTS)
+    hs_record "$suite" /dev/null "$T/err" -q -F 499 -o "$T/switch.folded" -- "$prog" 2 3 "${rts[@]}"
+    check_status "$c-record" $? "$T/err"
+    n=$(count_matching "$T/switch.folded" '^\[haskell\];\[catch\];Main\.([$]w)?spin(;|$| )')
+    all=$(total_count "$T/switch.folded")
+    check "$c-frames" "$n of $all samples are [haskell];[catch];Main.spin: $(sort -t' ' -k2 -rn "$T/switch.folded" | head -n 3 | cut -c1-200 | tr '\n' '|')" \
+        test "$all" -ge 200 -a "$n" -ge $((all * 3 / 4))
+    hs_record "$suite" /dev/null "$T/err" -q -F 499 -f report -o "$T/switch.report" -- "$prog" 2 3 "${rts[@]}"
+    check_status "$c-record-report" $? "$T/err"
+    reads=$(sed -n 's/.*memory read in \([0-9.]*\) process_vm_readv calls per stop.*/\1/p' "$T/switch.report")
+    check "$c-reads-per-stop" "${reads:-no} reads per stop: $(grep -A1 '^ *pause:' "$T/switch.report" | tr '\n' ' ')" \
+        test "$(echo "${reads:-9} < 1.5" | bc -l)" = 1
+}
+
+ghc_targets
+for suite in $GHC_TARGETS; do
+    switching "$suite" "ghc-$(ghc_version "$suite")"
+done

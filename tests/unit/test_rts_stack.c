@@ -1,0 +1,212 @@
+/* Where a stopped thread running Haskell code keeps its STG stack chunk,
+ * from its registers (SpLim in r15, Sp in rbp), against GHC 9.0.2's
+ * threaded layout: the ranges rts__guess_stack reads ahead with the C
+ * stack, and rts__capture_thread and rts__view using them instead of the
+ * thread's TSO, or the TSO when the registers are a C function's. The
+ * "target" is this process: its Task, Capability, TSO and stack chunk are
+ * laid out in a buffer here and read with process_vm_readv, as from a
+ * stopped thread. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "haskell-stack/rts.h"
+#include "sampler/memimg.h"
+#include "sampler/remote.h"
+#include "tests/unit/unit.h"
+
+#define STACK_INFO 0x4a0000ull
+#define UNDERFLOW_INFO 0x4b0000ull
+#define CHUNK 32768u
+
+struct target {
+    uint8_t *mem; /* 64 KB: Task, Capability, TSO at the start; the chunk at 32 KB */
+    uint64_t my_task, task, cap, tso, obj, start, end;
+    struct rts r;
+    struct user_regs_struct regs;
+};
+
+static void put(uint64_t addr, struct rts_layout__field f, uint64_t v)
+{
+    if (!rts_layout__has(f))
+        UNIT_FAIL("layout lacks a field this test needs");
+    memcpy((void *)(uintptr_t)(addr + (uint64_t)(int64_t)f.off), &v, f.size);
+}
+
+/* One thread holding its capability, running Haskell code on a 32 KB chunk
+ * whose live part is its last 256 bytes. */
+static void setup(struct target *t)
+{
+    memset(t, 0, sizeof *t);
+    t->r.L = rts_layout__find("9.0.2", true, false, false);
+    if (!t->r.L)
+        UNIT_FAIL("no 9.0.2 layout");
+    const struct rts_layout *L = t->r.L;
+    t->r.usable = true;
+    t->r.threaded = true;
+    t->r.stg_STACK_info = STACK_INFO;
+    t->r.stg_underflow_info = UNDERFLOW_INFO;
+    t->mem = aligned_alloc(4096, 2 * CHUNK);
+    if (!t->mem)
+        UNIT_FAIL("out of memory");
+    memset(t->mem, 0, 2 * CHUNK);
+    uint64_t base = (uint64_t)(uintptr_t)t->mem;
+    t->my_task = base;
+    t->task = base + 0x100;
+    t->cap = base + 0x1000;
+    t->tso = base + 0x4000;
+    t->obj = base + CHUNK;
+    t->start = t->obj + (uint64_t)L->stack.stack.off;
+    t->end = t->obj + CHUNK;
+    t->r.my_task_is_tls = false;
+    t->r.my_task = t->my_task;
+    memcpy(t->mem, &t->task, 8);
+    put(t->task, L->task.cap, t->cap);
+    put(t->cap, L->capability.running_task, t->task);
+    put(t->cap, L->capability.in_haskell, 1);
+    struct rts_layout__field cur = L->reg.rCurrentTSO;
+    cur.off += L->capability.r.off;
+    put(t->cap, cur, t->tso);
+    put(t->tso, L->tso.stackobj, t->obj);
+    put(t->obj, L->header.info, STACK_INFO);
+    put(t->obj, L->stack.stack_size, (t->end - t->start) / 8);
+    put(t->obj, L->stack.sp, t->start + 64); /* stale: saved when it last stopped */
+    t->regs.fs_base = 0x7000; /* a thread pointer, so that a Task is looked for */
+    t->regs.r15 = t->start + (uint64_t)L->misc.RESERVED_STACK_WORDS * 8;
+    t->regs.rbp = t->end - 256;
+}
+
+/* What a capture does first: read the guessed ranges into the image. */
+static size_t read_guess(struct target *t, struct memimg *img)
+{
+    struct memimg_note g[2];
+    size_t n = rts__guess_stack(&t->r, &t->regs, g, 2);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *p = memimg__add(img, g[i].addr, g[i].len);
+        struct remote_req q = {g[i].addr, p, g[i].len, 0};
+        remote__batch(getpid(), &q, 1);
+        memimg__set_len(img, g[i].addr, q.got);
+    }
+    return n;
+}
+
+TEST(guess_stack_ranges)
+{
+    struct target t;
+    struct memimg_note g[2];
+    setup(&t);
+    uint64_t hdr = (uint64_t)t.r.L->stack.stack.off;
+
+    /* Sp far from the header: the header, and Sp to the end of a chunk of
+     * GHC's default size (none seen yet). */
+    CHECK_EQ_INT(rts__guess_stack(&t.r, &t.regs, g, 2), 2);
+    CHECK_EQ_INT(g[0].addr, t.obj);
+    CHECK_EQ_INT(g[0].len, hdr);
+    CHECK_EQ_INT(g[1].addr, t.regs.rbp);
+    CHECK_EQ_INT(g[1].len, 256);
+    /* Room for one range only: none. */
+    CHECK_EQ_INT(rts__guess_stack(&t.r, &t.regs, g, 1), 0);
+
+    /* Sp near the header: one range, header and live part together, as far
+     * as the chunk size last seen says. */
+    t.r.chunk_bytes = 1024;
+    t.regs.rbp = t.obj + 512;
+    CHECK_EQ_INT(rts__guess_stack(&t.r, &t.regs, g, 2), 1);
+    CHECK_EQ_INT(g[0].addr, t.obj);
+    CHECK_EQ_INT(g[0].len, 1024);
+    /* Beyond the size last seen: GHC's default. */
+    t.regs.rbp = t.obj + 2048;
+    CHECK_EQ_INT(rts__guess_stack(&t.r, &t.regs, g, 2), 1);
+    CHECK_EQ_INT(g[0].len, 32768);
+    /* Beyond that too: the header alone; the live part is read once known. */
+    t.regs.rbp = t.obj + 40000;
+    CHECK_EQ_INT(rts__guess_stack(&t.r, &t.regs, g, 2), 1);
+    CHECK_EQ_INT(g[0].addr, t.obj);
+    CHECK_EQ_INT(g[0].len, hdr);
+
+    /* rts__saw_stack learns the size from a walk's view. */
+    struct rts_view v = {.stack = t.obj, .stack_end = t.obj + 4096};
+    rts__saw_stack(&t.r, &v);
+    CHECK_EQ_INT(t.r.chunk_bytes, 4096);
+    v.stack_end = t.obj + (1u << 30); /* nonsense: not learnt */
+    rts__saw_stack(&t.r, &v);
+    CHECK_EQ_INT(t.r.chunk_bytes, 4096);
+
+    /* Registers that are not a running Haskell thread's: nothing. */
+    t.regs.rbp = t.regs.r15 + 8;
+    t.regs.r15 |= 4; /* misaligned */
+    CHECK_EQ_INT(rts__guess_stack(&t.r, &t.regs, g, 2), 0);
+    t.regs.r15 &= ~(uint64_t)7;
+    t.regs.rbp = t.regs.r15 - 8; /* Sp below SpLim */
+    CHECK_EQ_INT(rts__guess_stack(&t.r, &t.regs, g, 2), 0);
+    t.regs.rbp = t.regs.r15 + (1u << 20); /* further than any chunk */
+    CHECK_EQ_INT(rts__guess_stack(&t.r, &t.regs, g, 2), 0);
+    t.regs.r15 = 0x100;
+    t.regs.rbp = 0x200; /* near address zero */
+    CHECK_EQ_INT(rts__guess_stack(&t.r, &t.regs, g, 2), 0);
+    t.r.usable = false;
+    t.regs.r15 = t.start + 168;
+    t.regs.rbp = t.end - 256;
+    CHECK_EQ_INT(rts__guess_stack(&t.r, &t.regs, g, 2), 0);
+    free(t.mem);
+}
+
+/* With the chunk read ahead from the registers, the capture needs neither
+ * the TSO nor another read for the chunk, and the view walks that chunk
+ * from Sp. */
+TEST(capture_stack_from_registers)
+{
+    struct target t;
+    struct memimg img;
+    struct rts_view v;
+    setup(&t);
+    CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
+    CHECK_EQ_INT(read_guess(&t, &img), 2);
+    unsigned long before = remote__calls();
+    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    /* (the Task's slot, the Task and the Capability: not read ahead here) */
+    CHECK_EQ_INT(remote__calls() - before, 3);
+    CHECK(memimg__ptr(&img, t.tso, (size_t)t.r.L->tso.struct_size) == NULL);
+    CHECK(memimg__ptr(&img, t.regs.rbp, (size_t)(t.end - t.regs.rbp)) != NULL);
+    CHECK(rts__view(&t.r, &t.regs, &img, &v));
+    CHECK(v.holds_cap && v.in_haskell);
+    CHECK_EQ_INT(v.tso, t.tso);
+    CHECK_EQ_INT(v.stack, t.obj);
+    CHECK_EQ_INT(v.stack_end, t.end);
+    memimg__free(&img);
+    free(t.mem);
+}
+
+/* Registers a C function has reused (an unsafe foreign call), or that
+ * point at something that is not a STACK: the TSO decides, as without
+ * registers. */
+TEST(capture_stack_from_tso)
+{
+    struct target t;
+    struct memimg img;
+    struct rts_view v;
+    for (int k = 0; k < 3; k++) {
+        setup(&t);
+        CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
+        if (k == 0)
+            t.regs.r15 = 0x7ffd12345670; /* a C value */
+        else if (k == 1)
+            t.regs.rbp = t.end + 8; /* Sp past the chunk's end */
+        else
+            put(t.obj, t.r.L->header.info, STACK_INFO + 8); /* not a STACK */
+        uint64_t sp = t.regs.rbp;
+        read_guess(&t, &img);
+        rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+        CHECK(memimg__ptr(&img, t.tso, (size_t)t.r.L->tso.struct_size) != NULL);
+        CHECK(rts__view(&t.r, &t.regs, &img, &v));
+        CHECK_EQ_INT(v.stack, t.obj);
+        CHECK_EQ_INT(v.stack_end, t.end);
+        if (k == 0) /* Sp still in the chunk: copied from there */
+            CHECK(memimg__ptr(&img, sp, (size_t)(t.end - sp)) != NULL);
+        memimg__free(&img);
+        free(t.mem);
+    }
+}
+
+UNIT_MAIN()
