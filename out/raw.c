@@ -159,6 +159,10 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->copied_bytes); /* later again */
     put_u64(&s, p->copied_threads);
     put_u64(&s, p->stop_reads); /* later still */
+    put_u64(&s, p->cs_threads); /* and later */
+    put_u64(&s, p->cs_refused);
+    put_u64(&s, p->cs_losses);
+    put_u32(&s, p->cs_errno);
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -383,6 +387,12 @@ static void read_meta(struct cur *c, struct profile *p)
     }
     if (!c->bad && c->left >= 8)
         p->stop_reads = get_u64(c, "a counter");
+    if (!c->bad && c->left >= 28) {
+        p->cs_threads = get_u64(c, "a counter");
+        p->cs_refused = get_u64(c, "a counter");
+        p->cs_losses = get_u64(c, "a counter");
+        p->cs_errno = get_u32(c, "an errno");
+    }
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

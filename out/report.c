@@ -58,6 +58,20 @@ static void header(const struct profile *p, FILE *f)
     if (p->repeated)
         fprintf(f, "  idle:      %" PRIu64 " samples of threads that had not run were taken "
                    "without stopping them\n", p->repeated);
+    if (p->cs_threads || p->cs_refused) {
+        fprintf(f, "  switches:  whether a thread ran since its last sample, and whether it is on "
+                   "a CPU, told ");
+        if (p->cs_threads)
+            fprintf(f, "by its context-switch records (perf events) for %s%" PRIu64 " threads",
+                    p->cs_refused ? "" : "all ", p->cs_threads);
+        if (p->cs_refused)
+            fprintf(f, "%sby /proc for %s%" PRIu64 " (perf events refused: %s)",
+                    p->cs_threads ? "; " : "", p->cs_threads ? "" : "all ", p->cs_refused,
+                    strerror((int)p->cs_errno));
+        if (p->cs_losses)
+            fprintf(f, "; records lost %" PRIu64 " times (/proc told then)", p->cs_losses);
+        fputc('\n', f);
+    }
     if (p->soft || p->soft_refused) {
         fprintf(f, "  blocked:   %" PRIu64 " samples of threads blocked in a system call were "
                    "taken without stopping them", p->soft);

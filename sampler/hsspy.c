@@ -51,7 +51,8 @@ static void record_usage(FILE *f)
 {
     fprintf(f,
             "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--sort acc|own]\n"
-            "                    [--stack stg|ccs] [--threads] [--idle] [--realtime] [-q]\n"
+            "                    [--stack stg|ccs] [--threads] [--idle] [--realtime]\n"
+            "                    [--no-perf-events] [-q]\n"
             "                    (-p PID | -- CMD [ARGS...])\n"
             "\n"
             "Sample every thread of a process and write a profile.\n"
@@ -81,6 +82,12 @@ static void record_usage(FILE *f)
             "                        root or CAP_SYS_NICE), so that ticks come on time\n"
             "                        on a busy machine; at most half a CPU, and the\n"
             "                        program keeps its own priority\n"
+            "      --no-perf-events  tell which threads ran since the last tick, and\n"
+            "                        which are on a CPU, from /proc reads (a few per\n"
+            "                        thread per tick) instead of the kernel's records\n"
+            "                        of their context switches (one perf event per\n"
+            "                        thread); /proc is also what is used where perf\n"
+            "                        events are not allowed\n"
             "      --save-captures DIR  also save up to 200 raw captures (registers and\n"
             "                        copied memory of one thread each) in DIR, as the\n"
             "                        stack walkers see them: input for hsspy's fuzzer\n"
@@ -174,6 +181,7 @@ static int cmd_record(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {"save-captures", required_argument, NULL, 'C'},
         {"realtime", no_argument, NULL, 'R'},
+        {"no-perf-events", no_argument, NULL, 'E'},
         {"stack", required_argument, NULL, 'K'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -223,6 +231,7 @@ static int cmd_record(int argc, char **argv)
         case 'q': log__set_quiet(true); break;
         case 'C': o.save_dir = optarg; break;
         case 'R': o.realtime = true; break;
+        case 'E': o.no_perf_events = true; break;
         case 'K':
             if (strcmp(optarg, "stg") == 0) {
                 o.stack = STACK_STG;

@@ -777,6 +777,7 @@ int record__run(const struct record_opts *o)
     } else if (tracee__attach(&r.t, pid) < 0) {
         goto done_signals;
     }
+    r.t.switch_records = !o->no_perf_events && !o->snapshot;
     r.p.pid = pid;
     r.p.rate_hz = o->rate_hz;
     proc__cmdline(pid, r.p.cmdline, sizeof r.p.cmdline);
@@ -865,6 +866,10 @@ int record__run(const struct record_opts *o)
     r.p.soft_breaking = r.t.st.soft_breaking;
     r.p.soft_refused = r.t.st.soft_refused;
     r.p.late = r.t.st.late_stops;
+    r.p.cs_threads = r.t.st.cs_threads;
+    r.p.cs_refused = r.t.st.cs_refused;
+    r.p.cs_errno = (uint32_t)r.t.st.cs_errno;
+    r.p.cs_losses = r.t.st.cs_losses;
     r.p.restarted = r.t.st.restarted;
     r.p.exited = r.t.exited;
     r.p.exit_status = r.t.exit_status;

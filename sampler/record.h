@@ -60,6 +60,7 @@ struct record_opts {
     bool snapshot;      /* one sample of every thread, exact stacks (dump) */
     const char *save_dir; /* --save-captures: raw captures for the fuzzer */
     bool realtime;        /* --realtime: sample at SCHED_FIFO priority */
+    bool no_perf_events;  /* --no-perf-events: /proc tells which threads ran */
     enum stack_mode stack; /* --stack */
     const struct record_live *live; /* hsspy top: no output, see record_live */
 };

@@ -68,6 +68,7 @@ static struct tthread *add(struct tracee *t, pid_t tid)
     th->tid = tid;
     th->run = TT_RUNNING;
     th->state = '?';
+    th->cs.fd = -1;
     th->stat_fd = proc__open_stat(t->pid, tid);
     th->sched_fd = proc__open_schedstat(t->pid, tid);
     th->sys_fd = proc__open_syscall(t->pid, tid);
@@ -84,6 +85,37 @@ static void close_fds(struct tthread *th)
     if (th->sys_fd >= 0)
         close(th->sys_fd);
     th->stat_fd = th->sched_fd = th->sys_fd = -1;
+    cswitch__close(&th->cs);
+}
+
+/* Where a thread's scheduler counters stand: from its context-switch ring
+ * if it has one (the times it was given a CPU; run_ns UINT64_MAX, which no
+ * schedstat gives, so counters of the two kinds never compare equal), else
+ * /proc's schedstat (time run, times scheduled in). 0 or -1. */
+static int counters(struct tracee *t, struct tthread *th, uint64_t *run_ns, uint64_t *slices)
+{
+    unsigned long losses = th->cs.losses;
+    if (cswitch__update(&th->cs)) {
+        t->st.cs_losses += th->cs.losses - losses;
+        *run_ns = UINT64_MAX;
+        *slices = th->cs.ins;
+        return 0;
+    }
+    return proc__schedstat(th->sched_fd, run_ns, slices);
+}
+
+/* A thread's first tick with t->switch_records: open its ring. */
+static void open_ring(struct tracee *t, struct tthread *th)
+{
+    th->cs_tried = true;
+    int err = cswitch__open(&th->cs, th->tid);
+    if (err == 0) {
+        t->st.cs_threads++;
+    } else if (err != -ESRCH) {
+        if (!t->st.cs_refused)
+            t->st.cs_errno = -err;
+        t->st.cs_refused++;
+    }
 }
 
 static void gone(struct tracee *t, struct tthread *th)
@@ -397,14 +429,11 @@ struct tthread *tracee__find(struct tracee *t, pid_t tid) { return find(t, tid);
 
 void tracee__stopped_base(struct tracee *t, struct tthread *th)
 {
-    (void)t;
-    th->stop_base = th->state == 'R' &&
-                    proc__schedstat(th->sched_fd, &th->stop_run_ns, &th->stop_slices) == 0;
+    th->stop_base = th->state == 'R' && counters(t, th, &th->stop_run_ns, &th->stop_slices) == 0;
 }
 
 void tracee__settled(struct tracee *t, struct tthread *th)
 {
-    (void)t;
     /* A running thread resumed runs on: counters read now would count
      * work done after the capture as seen. */
     if (th->stop_base) {
@@ -414,7 +443,7 @@ void tracee__settled(struct tracee *t, struct tthread *th)
         th->stop_base = false;
         return;
     }
-    th->has_base = proc__schedstat(th->sched_fd, &th->base_run_ns, &th->base_slices) == 0;
+    th->has_base = counters(t, th, &th->base_run_ns, &th->base_slices) == 0;
 }
 
 static bool is_hard_pc(const struct tthread *th, uint64_t pc)
@@ -440,10 +469,9 @@ void tracee__soft_refuse(struct tthread *th, uint64_t pc)
 bool tracee__soft_held_still(struct tracee *t, struct tthread *th)
 {
     uint64_t run, slices;
-    (void)t;
     /* The count of times it was given a CPU moves the moment it is; the
      * run time, whenever it is taken off one. */
-    if (!th->soft_counted || proc__schedstat(th->sched_fd, &run, &slices) < 0 ||
+    if (!th->soft_counted || counters(t, th, &run, &slices) < 0 ||
         run != th->soft_run || slices != th->soft_slices)
         return false;
     th->stop_base = true;
@@ -493,6 +521,8 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
             th->owed++;
         if (th->run != TT_RUNNING || th->want)
             continue;
+        if (t->switch_records && !th->cs_tried)
+            open_ring(t, th);
         /* A thread that has not run since its last sample keeps its state
          * and its stack: one cheap schedstat read decides. That includes a
          * runnable thread (state R) that has been waiting for a CPU since
@@ -504,8 +534,8 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
          * must not have run since, see tracee__soft_held_still.) */
         uint64_t run = 0, slices = 0;
         bool counted = false;
-        if ((skip_unchanged && th->has_base) || t->sample_blocked)
-            counted = proc__schedstat(th->sched_fd, &run, &slices) == 0;
+        if ((skip_unchanged && th->has_base) || t->sample_blocked || th->cs.fd >= 0)
+            counted = counters(t, th, &run, &slices) == 0;
         if (counted && skip_unchanged && th->has_base && run == th->base_run_ns &&
             slices == th->base_slices) {
             th->unchanged = true;
@@ -515,8 +545,12 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
          * EINTR when the thread is stopped, even without a signal handler
          * (signal(7)): a thread asleep in one is sampled without a stop,
          * from where /proc says it waits. */
+        /* (On a CPU or waiting for one, says its ring: running, no
+         * need to ask /proc.) */
         long nr = -1;
-        int how = proc__syscall_fd(th->sys_fd, &nr, &th->soft_sp, &th->soft_pc);
+        int how = th->cs.fd >= 0 && (th->cs.where == CS_ON_CPU || th->cs.where == CS_PREEMPTED)
+                      ? PROC_RUNNING
+                      : proc__syscall_fd(th->sys_fd, &nr, &th->soft_sp, &th->soft_pc);
         if (how == PROC_RUNNING)
             th->state = 'R';
         else if (how == PROC_BLOCKED && nr >= 0)
@@ -650,8 +684,11 @@ void tracee__detach(struct tracee *t, int timeout_ms)
     size_t left = 0;
 
     t->on_stop = NULL;
-    for (size_t i = 0; i < t->n; i++)
+    /* (The rings first: the program no longer pays for their records.) */
+    for (size_t i = 0; i < t->n; i++) {
         t->th[i].want = false;
+        cswitch__close(&t->th[i].cs);
+    }
     tracee__signal_set(&set);
     /* A thread must be in a ptrace-stop to be detached; a listening one is
      * interrupted too (PTRACE_DETACH refuses JOBCTL_LISTENING), and the

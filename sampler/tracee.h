@@ -25,6 +25,8 @@
 #include <signal.h>
 #include <time.h>
 
+#include "sampler/cswitch.h"
+
 enum tthread_run {
     TT_RUNNING,   /* resumed by us (it may be sleeping in the kernel) */
     TT_HELD,      /* stopped for the current sample, to be resumed */
@@ -40,12 +42,18 @@ struct tthread {
     int stat_fd;     /* /proc/PID/task/TID/stat, kept open */
     int sched_fd;    /* /proc/PID/task/TID/schedstat, kept open */
     int sys_fd;      /* /proc/PID/task/TID/syscall, kept open */
+    /* Its context-switch records (t->switch_records), opened at its first
+     * tick: what its schedstat and syscall files tell, read from memory. */
+    struct cswitch cs;
+    bool cs_tried;
     /* Its state just before the interrupt: R (running or runnable), S
      * (blocked in a system call), or another /proc stat letter. */
     char state;
     uint64_t t_interrupt_ns; /* when the interrupt was sent (for pause figures) */
     /* Scheduler counters when the thread last settled after a sample; if
-     * they have not moved, it has not run since and need not be stopped. */
+     * they have not moved, it has not run since and need not be stopped.
+     * From its context-switch ring if it has one (run_ns UINT64_MAX, slices
+     * the times it was given a CPU), else from /proc schedstat. */
     bool has_base;
     uint64_t base_run_ns, base_slices;
     /* Its counters read while it was stopped (tracee__stopped_base), for a
@@ -100,6 +108,10 @@ struct tracee_stats {
     unsigned long soft_refused;  /* marked soft, but stopped after all */
     unsigned long restarted;    /* calls our stop broke (EINTR), restarted */
     unsigned long ptrace_errors;
+    unsigned long cs_threads;   /* threads given a context-switch ring */
+    unsigned long cs_refused;   /* threads that could not have one: /proc told */
+    int cs_errno;               /* why the first of those could not */
+    unsigned long cs_losses;    /* times a ring lost records (then /proc told) */
 };
 
 /* Called for each interrupted thread as soon as it has stopped; it is
@@ -126,6 +138,10 @@ struct tracee {
     /* Set by the caller: sample a thread blocked in any system call
      * without a stop (otherwise only those in calls a stop would break). */
     bool sample_blocked;
+    /* Set by the caller: tell whether threads have run, and whether they
+     * are on a CPU, from context-switch records (cswitch.h) where the
+     * kernel allows them, rather than /proc reads. */
+    bool switch_records;
     struct tracee_stats st;
 };
 
@@ -148,8 +164,9 @@ int tracee__drain(struct tracee *t);
  * skip_unchanged, its scheduler counters: a thread that has not run since
  * its last sample settled (tracee__settled) is not stopped at all and is
  * marked `unchanged` (its previous stack still holds); for the others,
- * whether it is running or blocked, and in which system call (one read of
- * /proc/PID/task/TID/syscall): a thread blocked in a call a stop would
+ * whether it is running or blocked (its context-switch ring says it is on
+ * a CPU or waiting for one: running), and if blocked in which system call
+ * (one read of /proc/PID/task/TID/syscall): a thread blocked in a call a stop would
  * break is marked `soft`, and so, with t->sample_blocked, is one blocked
  * in any call whose thread pointer is known (seen in an earlier stop) and
  * whose pc is not one of its hard_pc. Then

@@ -94,6 +94,13 @@ require_ptrace() {
     fi
 }
 
+# May hsspy open perf events on its target's threads (its context-switch
+# records)? As root, or where perf_event_paranoid is 2 or less (Debian's
+# kernels set 3).
+perf_events_allowed() {
+    [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3)" -le 2 ]
+}
+
 # ---------------------------------------------------------------------------
 # GHC versions. A GHC test runs its checks once per GHC this machine has:
 # the host's (Debian 12: 9.0.2) and those of the Debian chroots that

@@ -37,42 +37,51 @@ naps() {
     grep '^naps ' "$T/out" | tail -n1 | cut -d' ' -f2
 }
 
-v0=$(voluntary)
-n0=$(naps)
-"$HSSPY" record -q -F 200 -d 1 --idle -f raw -o "$T/rec.raw" -p "$pid" 2>"$T/err"
-check_status "record" $? "$T/err"
-n1=$(naps)
-v1=$(voluntary)
-dv=$((v1 - v0)) dn=$((n1 - n0))
-# A few stops are expected: the first sample (its thread pointer is not
-# known before one), and captures spoiled by the thread waking up while it
-# was read (more on a loaded machine). Stopping it at every tick would add
-# about 400.
-check "not-stopped" "the nap thread was switched $dv times for $dn naps in 200 ticks" \
-    test "$dn" -gt 100 -a "$dv" -le $((dn + 100))
+# check_mode NAME [OPTION]: record a second with OPTION, check it all.
+# Twice: whether the nap thread ran while it was read told by its
+# context-switch records, then with --no-perf-events by /proc schedstat.
+check_mode() {
+    local m=$1 v0 n0 n1 v1 dv dn ticks n all blocked short
+    shift
+    v0=$(voluntary)
+    n0=$(naps)
+    "$HSSPY" record -q -F 200 -d 1 --idle "$@" -f raw -o "$T/rec.raw" -p "$pid" 2>"$T/err"
+    check_status "$m-record" $? "$T/err"
+    n1=$(naps)
+    v1=$(voluntary)
+    dv=$((v1 - v0)) dn=$((n1 - n0))
+    # A few stops are expected: the first sample (its thread pointer is not
+    # known before one), and captures spoiled by the thread waking up while it
+    # was read (more on a loaded machine). Stopping it at every tick would add
+    # about 400.
+    check "$m-not-stopped" "the nap thread was switched $dv times for $dn naps in 200 ticks" \
+        test "$dn" -gt 100 -a "$dv" -le $((dn + 100))
 
-"$HSSPY" report -f folded --threads --idle -o "$T/folded" "$T/rec.raw" 2>"$T/err"
-check_status "report-folded" $? "$T/err"
-"$HSSPY" report -f report -o "$T/report" "$T/rec.raw" 2>"$T/err"
-ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$T/report" | head -n1)
-check "ticks" "no tick count in the report: $(grep -m1 rate "$T/report")" test "${ticks:-0}" -ge 100
-grep "^tid $tid (nap);" "$T/folded" >"$T/nap"
-n=$(count_matching "$T/nap" ';napper;nap_outer;nap_inner;clock_nanosleep( |;)')
-all=$(total_count "$T/nap")
-check "stack" "nap thread: $n of $all samples in napper;nap_outer;nap_inner;clock_nanosleep ($ticks ticks): $(sort -t' ' -k2 -rn "$T/nap" | head -n 3 | tr '\n' '|')" \
-    test "$all" -ge $((ticks * 95 / 100)) -a "$n" -ge $((all * 95 / 100))
-blocked=$(sed -n 's/^ *blocked: *\([0-9]*\) samples of threads blocked in a system call.*/\1/p' "$T/report")
-check "counted" "the report counts ${blocked:-no} samples taken without a stop of a blocked thread, over $ticks ticks: $(grep blocked: "$T/report")" \
-    test "${blocked:-0}" -ge $((ticks * 70 / 100))
+    "$HSSPY" report -f folded --threads --idle -o "$T/folded" "$T/rec.raw" 2>"$T/err"
+    check_status "$m-report-folded" $? "$T/err"
+    "$HSSPY" report -f report -o "$T/report" "$T/rec.raw" 2>"$T/err"
+    ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$T/report" | head -n1)
+    check "$m-ticks" "no tick count in the report: $(grep -m1 rate "$T/report")" test "${ticks:-0}" -ge 100
+    grep "^tid $tid (nap);" "$T/folded" >"$T/nap"
+    n=$(count_matching "$T/nap" ';napper;nap_outer;nap_inner;clock_nanosleep( |;)')
+    all=$(total_count "$T/nap")
+    check "$m-stack" "nap thread: $n of $all samples in napper;nap_outer;nap_inner;clock_nanosleep ($ticks ticks): $(sort -t' ' -k2 -rn "$T/nap" | head -n 3 | tr '\n' '|')" \
+        test "$all" -ge $((ticks * 95 / 100)) -a "$n" -ge $((all * 95 / 100))
+    blocked=$(sed -n 's/^ *blocked: *\([0-9]*\) samples of threads blocked in a system call.*/\1/p' "$T/report")
+    check "$m-counted" "the report counts ${blocked:-no} samples taken without a stop of a blocked thread, over $ticks ticks: $(grep blocked: "$T/report")" \
+        test "${blocked:-0}" -ge $((ticks * 70 / 100))
 
-grep "^tid $fptid (fpnap);" "$T/folded" >"$T/fpnap"
-n=$(count_matching "$T/fpnap" ';fp_napper;nap_framed$|;fp_napper;nap_framed ')
-all=$(total_count "$T/fpnap")
-check "framed-stack" "fpnap thread: $n of $all samples in fp_napper;nap_framed: $(sort -t' ' -k2 -rn "$T/fpnap" | head -n 3 | tr '\n' '|')" \
-    test "$all" -ge $((ticks * 95 / 100)) -a "$n" -ge $((all - 2))
-short=$(sed -n 's/.*; \([0-9]*\) lacked registers.*/\1/p' "$T/report")
-check "framed-counted" "the report counts ${short:-no} samples that lacked registers (1 expected: fpnap's first): $(grep -E 'blocked:|errors:' "$T/report" | tr '\n' '|')" \
-    test "${short:-0}" -ge 1 -a "${short:-0}" -le 2
+    grep "^tid $fptid (fpnap);" "$T/folded" >"$T/fpnap"
+    n=$(count_matching "$T/fpnap" ';fp_napper;nap_framed$|;fp_napper;nap_framed ')
+    all=$(total_count "$T/fpnap")
+    check "$m-framed-stack" "fpnap thread: $n of $all samples in fp_napper;nap_framed: $(sort -t' ' -k2 -rn "$T/fpnap" | head -n 3 | tr '\n' '|')" \
+        test "$all" -ge $((ticks * 95 / 100)) -a "$n" -ge $((all - 2))
+    short=$(sed -n 's/.*; \([0-9]*\) lacked registers.*/\1/p' "$T/report")
+    check "$m-framed-counted" "the report counts ${short:-no} samples that lacked registers (1 expected: fpnap's first): $(grep -E 'blocked:|errors:' "$T/report" | tr '\n' '|')" \
+        test "${short:-0}" -ge 1 -a "${short:-0}" -le 2
+}
+check_mode records
+check_mode proc --no-perf-events
 
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null || true

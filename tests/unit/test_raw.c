@@ -31,6 +31,10 @@ static void build(struct profile *p)
     p->copied_bytes = 123456;
     p->copied_threads = 78;
     p->stop_reads = 91;
+    p->cs_threads = 11;
+    p->cs_refused = 2;
+    p->cs_losses = 3;
+    p->cs_errno = 13;
     p->nmodules = 2;
     p->modules = calloc(2, sizeof *p->modules);
     p->modules[0] = (struct prof_module){.path = strdup("/bin/prog"), .lo = 0x400000,
@@ -93,6 +97,10 @@ TEST(round_trip)
     CHECK_EQ_INT(b.copied_bytes, 123456);
     CHECK_EQ_INT(b.copied_threads, 78);
     CHECK_EQ_INT(b.stop_reads, 91);
+    CHECK_EQ_INT(b.cs_threads, 11);
+    CHECK_EQ_INT(b.cs_refused, 2);
+    CHECK_EQ_INT(b.cs_losses, 3);
+    CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
     CHECK_EQ_INT(b.modules[0].build_id_len, 4);
@@ -154,13 +162,14 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the last counter (reads per stop), then
-     * also the two before it (copied bytes and threads), then also the
-     * three before them (soft_*): files of earlier hsspys. */
+     * type, size, payload. Drop the context-switch figures (three
+     * counters and an errno), then also the counter before them (reads
+     * per stop), then also the two before it (copied bytes and threads),
+     * then also the three before them (soft_*): files of earlier hsspys. */
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {8, 24, 48};
+    static const int cuts[] = {28, 36, 52, 76};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -172,10 +181,13 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.stop_reads, 0);
-        CHECK_EQ_INT(b.copied_bytes, cut == 8 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut == 8 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 24 ? 1 : 0);
+        CHECK_EQ_INT(b.cs_threads, 0);
+        CHECK_EQ_INT(b.cs_losses, 0);
+        CHECK_EQ_INT(b.cs_errno, 0);
+        CHECK_EQ_INT(b.stop_reads, cut == 28 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 36 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 36 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 52 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);

@@ -2,7 +2,8 @@
  *
  * Each unit test binary registers cases with TEST(name) and runs them from
  * main() with UNIT_MAIN().  Every case prints exactly one line the test runner
- * (tests/run.sh) counts:  "PASS: <file>: <case>" or "FAIL: <file>: <case>: why".
+ * (tests/run.sh) counts:  "PASS: <file>: <case>", "FAIL: <file>: <case>: why"
+ * or, for a case this machine cannot run, "SKIP: <file>: <case>: why".
  * A failed CHECK ends its case (not the binary), so one broken case does not
  * hide the others.
  */
@@ -45,6 +46,13 @@ extern char unit__why[512];
         longjmp(unit__jmp, 1);                                            \
     } while (0)
 
+/* End the case as skipped, saying why (what this machine does not allow). */
+#define UNIT_SKIP(...)                                                    \
+    do {                                                                  \
+        snprintf(unit__why, sizeof unit__why, __VA_ARGS__);               \
+        longjmp(unit__jmp, 2);                                            \
+    } while (0)
+
 #define CHECK(cond)                                                       \
     do {                                                                  \
         if (!(cond))                                                      \
@@ -81,9 +89,13 @@ extern char unit__why[512];
             if (argc > 1 && strcmp(argv[1], unit__cases[i].name) != 0)    \
                 continue;                                                 \
             unit__why[0] = 0;                                             \
-            if (setjmp(unit__jmp) == 0) {                                 \
+            int how_ = setjmp(unit__jmp);                                 \
+            if (how_ == 0) {                                              \
                 unit__cases[i].fn();                                      \
                 printf("PASS: %s: %s\n", file, unit__cases[i].name);      \
+            } else if (how_ == 2) {                                       \
+                printf("SKIP: %s: %s: %s\n", file, unit__cases[i].name,   \
+                       unit__why);                                        \
             } else {                                                      \
                 printf("FAIL: %s: %s: %s\n", file, unit__cases[i].name,   \
                        unit__why);                                        \

@@ -1,5 +1,6 @@
-/* waiters - one busy thread and three that wait on a condition variable
- * that is never signalled: waiters [SECONDS] (default 10). The waiters are
+/* waiters - one busy thread and N that wait on a condition variable that
+ * is never signalled: waiters [SECONDS [N]] (default 10 s, 3 waiters,
+ * at most 1000). The waiters are
  * named "waiter" and block in wait_forever; the main thread spins in
  * spin_main. Prints "ready" once the waiters wait. */
 #define _GNU_SOURCE
@@ -47,14 +48,17 @@ __attribute__((noinline)) static unsigned long spin_main(double end)
 int main(int argc, char **argv)
 {
     double secs = argc > 1 ? atof(argv[1]) : 10;
-    pthread_t t[3];
-    for (int i = 0; i < 3; i++)
-        pthread_create(&t[i], NULL, waiter, NULL);
+    int nw = argc > 2 ? atoi(argv[2]) : 3;
+    if (nw < 1 || nw > 1000)
+        nw = 3;
+    pthread_t t;
+    for (int i = 0; i < nw; i++)
+        pthread_create(&t, NULL, waiter, NULL);
     for (;;) {
         pthread_mutex_lock(&mu);
         int n = waiting;
         pthread_mutex_unlock(&mu);
-        if (n == 3)
+        if (n == nw)
             break;
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
