@@ -130,9 +130,10 @@ struct profile {
     uint64_t late;         /* threads that stopped after their tick, captured then */
     /* Whether threads ran was told by context-switch records (sampler/
      * cswitch.h) for cs_threads threads, by /proc for cs_refused (perf
-     * events not allowed: cs_errno), and by /proc too after each of
-     * cs_losses losses of records. */
-    uint64_t cs_threads, cs_refused, cs_losses;
+     * events not allowed: cs_errno), by /proc too after each of cs_losses
+     * losses of records, and while cs_busy of the cs_threads switched
+     * more than about once a tick. */
+    uint64_t cs_threads, cs_refused, cs_losses, cs_busy;
     uint32_t cs_errno;
     uint64_t restarted;    /* calls a stop broke with EINTR, restarted by hsspy */
     uint64_t self_cpu_ns;  /* CPU time hsspy itself used while recording */

@@ -162,6 +162,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->cs_threads); /* and later */
     put_u64(&s, p->cs_refused);
     put_u64(&s, p->cs_losses);
+    put_u64(&s, p->cs_busy);
     put_u32(&s, p->cs_errno);
     section(f, &bad, SEC_META, &s);
 
@@ -387,10 +388,11 @@ static void read_meta(struct cur *c, struct profile *p)
     }
     if (!c->bad && c->left >= 8)
         p->stop_reads = get_u64(c, "a counter");
-    if (!c->bad && c->left >= 28) {
+    if (!c->bad && c->left >= 36) {
         p->cs_threads = get_u64(c, "a counter");
         p->cs_refused = get_u64(c, "a counter");
         p->cs_losses = get_u64(c, "a counter");
+        p->cs_busy = get_u64(c, "a counter");
         p->cs_errno = get_u32(c, "an errno");
     }
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))

@@ -68,6 +68,10 @@ static void header(const struct profile *p, FILE *f)
             fprintf(f, "%sby /proc for %s%" PRIu64 " (perf events refused: %s)",
                     p->cs_threads ? "; " : "", p->cs_threads ? "" : "all ", p->cs_refused,
                     strerror((int)p->cs_errno));
+        if (p->cs_busy)
+            fprintf(f, "; %" PRIu64 " of them switched more than once a tick for a while "
+                       "(their records cost the program more than /proc costs hsspy: "
+                       "/proc told then)", p->cs_busy);
         if (p->cs_losses)
             fprintf(f, "; records lost %" PRIu64 " times (/proc told then)", p->cs_losses);
         fputc('\n', f);

@@ -43,9 +43,16 @@ struct tthread {
     int sched_fd;    /* /proc/PID/task/TID/schedstat, kept open */
     int sys_fd;      /* /proc/PID/task/TID/syscall, kept open */
     /* Its context-switch records (t->switch_records), opened at its first
-     * tick: what its schedstat and syscall files tell, read from memory. */
+     * tick: what its schedstat and syscall files tell, read from memory.
+     * Only while it switches less than about once a tick (cs_rate): each
+     * switch costs the program more with a ring than a read costs hsspy. */
     struct cswitch cs;
-    bool cs_tried;
+    bool cs_tried;    /* opened, or refused (not tried again) */
+    bool cs_busy;     /* closed for switching too often: reopened once quiet */
+    bool cs_was_busy; /* ... at least once */
+    bool cs_seen_ring; /* cs_seen is a ring's count (else schedstat's) */
+    uint64_t cs_seen; /* times given a CPU, as last seen */
+    uint32_t cs_rate; /* ... per tick, smoothed, times 256 */
     /* Its state just before the interrupt: R (running or runnable), S
      * (blocked in a system call), or another /proc stat letter. */
     char state;
@@ -112,6 +119,8 @@ struct tracee_stats {
     unsigned long cs_refused;   /* threads that could not have one: /proc told */
     int cs_errno;               /* why the first of those could not */
     unsigned long cs_losses;    /* times a ring lost records (then /proc told) */
+    unsigned long cs_busy;      /* threads whose ring was closed at least once
+                                 * for switching often (/proc told then) */
 };
 
 /* Called for each interrupted thread as soon as it has stopped; it is

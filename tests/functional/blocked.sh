@@ -41,7 +41,7 @@ naps() {
 # Twice: whether the nap thread ran while it was read told by its
 # context-switch records, then with --no-perf-events by /proc schedstat.
 check_mode() {
-    local m=$1 v0 n0 n1 v1 dv dn ticks n all blocked short
+    local m=$1 v0 n0 n1 v1 dv dn ticks n all blocked short told
     shift
     v0=$(voluntary)
     n0=$(naps)
@@ -77,6 +77,17 @@ check_mode() {
     check "$m-framed-stack" "fpnap thread: $n of $all samples in fp_napper;nap_framed: $(sort -t' ' -k2 -rn "$T/fpnap" | head -n 3 | tr '\n' '|')" \
         test "$all" -ge $((ticks * 95 / 100)) -a "$n" -ge $((all - 2))
     short=$(sed -n 's/.*; \([0-9]*\) lacked registers.*/\1/p' "$T/report")
+    # The nap thread, given a CPU every 2 ms (2.5 times a tick), costs the
+    # program more with a ring than without: its ring is closed.
+    told=$(grep '^ *switches:' "$T/report")
+    if [ $# -gt 0 ]; then
+        check "$m-by-proc" "--no-perf-events, yet the report says: $told" test -z "$told"
+    elif ! perf_events_allowed; then
+        skip "$m-busy-closed" "perf events are not allowed here; /proc told"
+    else
+        check "$m-busy-closed" "the nap thread kept its ring: $told" \
+            grep -q 'records (perf events) for all [0-9]* threads; [1-9][0-9]* of them switched more than once a tick' <<<"$told"
+    fi
     check "$m-framed-counted" "the report counts ${short:-no} samples that lacked registers (1 expected: fpnap's first): $(grep -E 'blocked:|errors:' "$T/report" | tr '\n' '|')" \
         test "${short:-0}" -ge 1 -a "${short:-0}" -le 2
 }

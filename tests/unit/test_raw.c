@@ -34,6 +34,7 @@ static void build(struct profile *p)
     p->cs_threads = 11;
     p->cs_refused = 2;
     p->cs_losses = 3;
+    p->cs_busy = 4;
     p->cs_errno = 13;
     p->nmodules = 2;
     p->modules = calloc(2, sizeof *p->modules);
@@ -100,6 +101,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.cs_threads, 11);
     CHECK_EQ_INT(b.cs_refused, 2);
     CHECK_EQ_INT(b.cs_losses, 3);
+    CHECK_EQ_INT(b.cs_busy, 4);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -162,14 +164,14 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the context-switch figures (three
+     * type, size, payload. Drop the context-switch figures (four
      * counters and an errno), then also the counter before them (reads
      * per stop), then also the two before it (copied bytes and threads),
      * then also the three before them (soft_*): files of earlier hsspys. */
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {28, 36, 52, 76};
+    static const int cuts[] = {36, 44, 60, 84};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -184,10 +186,11 @@ TEST(earlier_header)
         CHECK_EQ_INT(b.cs_threads, 0);
         CHECK_EQ_INT(b.cs_losses, 0);
         CHECK_EQ_INT(b.cs_errno, 0);
-        CHECK_EQ_INT(b.stop_reads, cut == 28 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 36 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 36 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 52 ? 1 : 0);
+        CHECK_EQ_INT(b.cs_busy, 0);
+        CHECK_EQ_INT(b.stop_reads, cut == 36 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 44 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 44 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 60 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);
