@@ -101,6 +101,23 @@ perf_events_allowed() {
     [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3)" -le 2 ]
 }
 
+# told_by_records CASE REPORT [OPTION]: sets $told to the report's
+# "switches:" line (which told whether threads ran) and returns 0 when the
+# caller is to check it; else decides CASE itself and returns 1: with
+# --no-perf-events the report must have no such line, and where perf events
+# are not allowed CASE is skipped.
+told_by_records() {
+    told=$(grep '^ *switches:' "$2")
+    if [ "${3:-}" = --no-perf-events ]; then
+        check "$1" "--no-perf-events, yet the report says: $told" test -z "$told"
+        return 1
+    fi
+    if ! perf_events_allowed; then
+        skip "$1" "perf events are not allowed here (perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid)); /proc told"
+        return 1
+    fi
+}
+
 # ---------------------------------------------------------------------------
 # GHC versions. A GHC test runs its checks once per GHC this machine has:
 # the host's (Debian 12: 9.0.2) and those of the Debian chroots that

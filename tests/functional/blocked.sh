@@ -79,13 +79,8 @@ check_mode() {
     short=$(sed -n 's/.*; \([0-9]*\) lacked registers.*/\1/p' "$T/report")
     # The nap thread, given a CPU every 2 ms (2.5 times a tick), costs the
     # program more with a ring than without: its ring is closed.
-    told=$(grep '^ *switches:' "$T/report")
-    if [ $# -gt 0 ]; then
-        check "$m-by-proc" "--no-perf-events, yet the report says: $told" test -z "$told"
-    elif ! perf_events_allowed; then
-        skip "$m-busy-closed" "perf events are not allowed here; /proc told"
-    else
-        check "$m-busy-closed" "the nap thread kept its ring: $told" \
+    if told_by_records "$m-told" "$T/report" "$@"; then
+        check "$m-told" "the nap thread kept its ring: $told" \
             grep -q 'records (perf events) for all [0-9]* threads; [1-9][0-9]* of them switched more than once a tick' <<<"$told"
     fi
     check "$m-framed-counted" "the report counts ${short:-no} samples that lacked registers (1 expected: fpnap's first): $(grep -E 'blocked:|errors:' "$T/report" | tr '\n' '|')" \

@@ -52,18 +52,13 @@ check_mode() {
     check "$m-counted" "the report counts ${repeated:-no} repeated samples, for 3 waiters over $ticks ticks" \
         test "${repeated:-0}" -ge $((3 * ticks * 95 / 100))
     # Which of the two told whether the threads ran.
-    told=$(grep '^ *switches:' "$T/report")
-    if [ $# -gt 0 ]; then
-        check "$m-by-proc" "--no-perf-events, yet the report says: $told" test -z "$told"
-    elif ! perf_events_allowed; then
-        skip "$m-by-records" "perf events are not allowed here (perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid)); /proc told"
-    else
+    if told_by_records "$m-told" "$T/report" "$@"; then
         # (The spinning main thread, stopped every tick, may switch often
         # enough to lose its ring for a while; the waiters never do.)
         busy=$(sed -n 's/.*; \([0-9]*\) of them switched more than once a tick.*/\1/p' <<<"$told")
         ok=0
         grep -q 'records (perf events) for all 4 threads' <<<"$told" && [ "${busy:-0}" -le 1 ] && ok=1
-        check "$m-by-records" "the report does not say the waiters' context-switch records told: $told" \
+        check "$m-told" "the report does not say the waiters' context-switch records told: $told" \
             test "$ok" = 1
     fi
 }
