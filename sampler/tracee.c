@@ -105,9 +105,10 @@ static int counters(struct tracee *t, struct tthread *th, uint64_t *run_ns, uint
 }
 
 /* Whether a thread's ring is worth its cost. Each context switch of a
- * thread with a perf event costs it about 1.2 us in and 1.2 us out on a
- * 2-CPU VM (measured: a pipe ping-pong between two threads, 37 us a round
- * trip alone, 41 with a dummy event on each, 42.3 with its records), most
+ * thread with a perf event costs it about 1.3 us in and 1.3 us out on a
+ * 2-CPU VM (measured: a pipe ping-pong between two threads, four switches
+ * a round trip, 37 us alone, 41 with a dummy event on each thread, 42.3
+ * with its records), most
  * of it the kernel's perf context switch, not the record; a read of /proc
  * costs hsspy 1 to 3 us, and a ring spares a thread one to three of them a
  * tick. So a thread given a CPU more than about once a tick (smoothed over
@@ -557,7 +558,7 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         if (t->switch_records && !th->cs_tried)
             open_ring(t, th);
         /* A thread that has not run since its last sample keeps its state
-         * and its stack: one cheap schedstat read decides. That includes a
+         * and its stack: its ring, or one cheap schedstat read, decides. That includes a
          * runnable thread (state R) that has been waiting for a CPU since
          * (its counters were noted during its stop, so unchanged means not
          * one instruction since its capture): on a busy machine many are,
