@@ -120,7 +120,7 @@ demo:
 	@tests/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory hsspy $(B)/bench/raw_resize $(B)/bench/burn
+	@$(MAKE) --no-print-directory hsspy $(B)/bench/raw_resize $(B)/bench/burn $(B)/workloads/waiters
 	@tests/bench/bench.sh
 
 install: hsspy

@@ -25,7 +25,10 @@
 #     per stopped thread (median, p99), rate achieved, missed ticks, its CPU,
 #     how many samples were taken without stopping the thread, how much
 #     of the program's memory was copied, and in how many calls per stop.
-#  3. Scale: an RSS_MINUTES-long recording (default 10) at 1 kHz of the same
+#  3. Scale: hsspy's CPU per tick on a program of 200 idle threads and a
+#     busy one (tests/workloads/waiters), told which threads ran by their
+#     context-switch records and by /proc (--no-perf-events). Then an
+#     RSS_MINUTES-long recording (default 10) at 1 kHz of the same
 #     workload repeated without end (`hsspy record -p PID -f raw`): hsspy's
 #     peak RSS (the kernel's high-water mark for the whole run, writing
 #     included) and the rate it sustained; then the time `hsspy report`
@@ -227,9 +230,25 @@ hsspy_figures() { # CONFIG -> sets F_* from that config's reports
     F_COPIED=$(field "$f" 's/.*copied: *\([0-9.]*\) KB .*per thread.*/\1/p')
     F_COPIED_TICK=$(field "$f" 's/.*copied: .*, \([0-9.]*\) KB per tick.*/\1/p')
     F_READS=$(field "$f" 's/.*memory read in \([0-9.]*\) process_vm_readv calls per stop.*/\1/p')
+    F_RINGS=$(sed -n 's/.*records (perf events) for \(all \)*\([0-9]*\) threads.*/\2/p' "$f" | median)
+    F_BUSY=$(sed -n 's/.*; \([0-9]*\) of them switched more than once a tick.*/\1/p' "$f" | median)
 }
 
-# --- 3. scale: a long recording, then reports of raw files ----------------------
+# --- 3. scale: many idle threads; a long recording, then reports of raw files -----
+WAITERS=$ROOT/build/workloads/waiters
+# idle_tick HZ [OPTION]: hsspy's CPU per tick on 200 idle threads and a busy
+# one, median of 3 recordings of 3 s
+idle_tick() {
+    local i
+    for i in 1 2 3; do
+        "$HSSPY" record -q -F "$1" -d 3 ${2:+"$2"} -f report -o "$tmp/w.rep" -- "$WAITERS" 4 200 >/dev/null
+        sed -n 's/.*of one CPU while recording (\([0-9.]*\) us per tick).*/\1/p' "$tmp/w.rep"
+    done | median
+}
+say "hsspy on 200 idle threads (load $(load))"
+idle_rec100=$(idle_tick 100) idle_proc100=$(idle_tick 100 --no-perf-events)
+idle_rec1k=$(idle_tick 1000) idle_proc1k=$(idle_tick 1000 --no-perf-events)
+
 say "recording $RSS_MINUTES min at 1 kHz for the peak RSS (load $(load))"
 "$BENCH" "$SCALE" 0 +RTS -N2 -RTS >/dev/null &
 bg_pid=$!
@@ -326,16 +345,23 @@ for c in $figs; do
         "$([ $c != h100 ] && echo " (goal <= 1%: $(met "$F_MISSED" "<=" 1))")" "$F_CPU" "$F_TICK"
     printf '              %s samples of %s threads; not stopped: %s that had not run since their last\n' \
         "$F_SAMPLES" "$F_THREADS" "${F_REPEATED:-0}"
-    printf '              sample (schedstat unchanged: previous stack reused), %s blocked in a call\n' \
+    printf '              sample (previous stack reused), %s blocked in a call\n' \
         "${F_SOFT:-0}"
     printf '              (copied while they slept; %s more were stopped after all)\n' "${F_REFUSED:-0}"
     printf '              copied from its memory: %s KB per thread sampled, %s KB per tick;\n' \
         "$F_COPIED" "$F_COPIED_TICK"
-    printf '              %s process_vm_readv calls per stop, while the thread was stopped\n' \
+    printf '              %s process_vm_readv calls per stop, while the thread was stopped;\n' \
         "${F_READS:-?}"
+    printf '              context-switch records on %s threads, %s of them closed for a while\n' \
+        "${F_RINGS:-no}" "${F_BUSY:-0}"
+    printf '              (switching more than once a tick)\n'
 done
 
 printf '\n3. scale\n'
+printf '   hsspy per tick on 200 idle threads and a busy one: %s us at 100 Hz, %s us at 1 kHz,\n' \
+    "$idle_rec100" "$idle_rec1k"
+printf '     told which threads ran by their context-switch records; by /proc (--no-perf-events)\n'
+printf '     %s us at 100 Hz, %s us at 1 kHz\n' "$idle_proc100" "$idle_proc1k"
 printf '   %s min recording at 1 kHz (hsspy record -p PID -f raw): peak RSS %.1f MB (goal <= 50: %s)\n' \
     "$RSS_MINUTES" "$(calc "$rss_kb / 1024")" "$(met "$rss_kb / 1024" "<=" 50)"
 printf '     rate %s Hz sustained, missed ticks %.2f%% (goal <= 1%%: %s), %s samples, hsspy %s%% of one CPU,\n' \
