@@ -135,6 +135,10 @@ struct profile {
      * more than about once a tick. */
     uint64_t cs_threads, cs_refused, cs_losses, cs_busy;
     uint32_t cs_errno;
+    /* Threads some of whose kept files (/proc, a perf event) hsspy did not
+     * open, to keep files free for its own use, under a limit of fd_limit
+     * open files (see tracee__fd_limit). */
+    uint64_t fd_short, fd_limit;
     uint64_t restarted;    /* calls a stop broke with EINTR, restarted by hsspy */
     uint64_t self_cpu_ns;  /* CPU time hsspy itself used while recording */
     bool realtime;         /* hsspy sampled at real-time priority */

@@ -164,6 +164,8 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->cs_losses);
     put_u64(&s, p->cs_busy);
     put_u32(&s, p->cs_errno);
+    put_u64(&s, p->fd_short); /* and later */
+    put_u64(&s, p->fd_limit);
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -394,6 +396,10 @@ static void read_meta(struct cur *c, struct profile *p)
         p->cs_losses = get_u64(c, "a counter");
         p->cs_busy = get_u64(c, "a counter");
         p->cs_errno = get_u32(c, "an errno");
+    }
+    if (!c->bad && c->left >= 16) {
+        p->fd_short = get_u64(c, "a counter");
+        p->fd_limit = get_u64(c, "a limit");
     }
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */

@@ -76,6 +76,11 @@ static void header(const struct profile *p, FILE *f)
             fprintf(f, "; records lost %" PRIu64 " times (/proc told then)", p->cs_losses);
         fputc('\n', f);
     }
+    if (p->fd_short)
+        fprintf(f, "  files:     %" PRIu64 " threads went without some of their /proc files or "
+                   "perf events, as hsspy may open only %" PRIu64 " files (ulimit -n): they were "
+                   "stopped more often; raise the limit for fewer stops\n",
+                p->fd_short, p->fd_limit);
     if (p->soft || p->soft_refused) {
         fprintf(f, "  blocked:   %" PRIu64 " samples of threads blocked in a system call were "
                    "taken without stopping them", p->soft);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "out/writer.h"
+#include "sampler/launch.h"
 #include "sampler/live.h"
 #include "sampler/log.h"
 #include "sampler/record.h"
@@ -480,6 +481,7 @@ int main(int argc, char **argv)
         printf("hsspy %s\n", HSSPY_VERSION);
         return 0;
     }
+    launch__raise_nofile();
     if (strcmp(argv[1], "record") == 0)
         return cmd_record(argc - 1, argv + 1);
     if (strcmp(argv[1], "top") == 0)

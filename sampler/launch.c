@@ -15,12 +15,27 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "sampler/log.h"
 
 #define OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
+
+/* The limit of open files hsspy was started with, if it raised it. */
+static struct rlimit nofile_given;
+static bool nofile_raised;
+
+void launch__raise_nofile(void)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) < 0 || r.rlim_cur >= r.rlim_max)
+        return;
+    nofile_given = r;
+    r.rlim_cur = r.rlim_max;
+    nofile_raised = setrlimit(RLIMIT_NOFILE, &r) == 0;
+}
 
 static void child(char *const argv[], int errfd)
 {
@@ -29,6 +44,8 @@ static void child(char *const argv[], int errfd)
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
+    if (nofile_raised)
+        setrlimit(RLIMIT_NOFILE, &nofile_given);
     raise(SIGSTOP); /* wait here to be seized */
     execvp(argv[0], argv);
     err = errno;

@@ -871,6 +871,8 @@ int record__run(const struct record_opts *o)
     r.p.cs_errno = (uint32_t)r.t.st.cs_errno;
     r.p.cs_losses = r.t.st.cs_losses;
     r.p.cs_busy = r.t.st.cs_busy;
+    r.p.fd_short = r.t.st.fd_short;
+    r.p.fd_limit = (uint64_t)tracee__fd_limit();
     r.p.restarted = r.t.st.restarted;
     r.p.exited = r.t.exited;
     r.p.exit_status = r.t.exit_status;

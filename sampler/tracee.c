@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +33,36 @@ void tracee__signal_set(sigset_t *set)
     sigaddset(set, SIGINT);
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGHUP);
+}
+
+/* hsspy's own files come first: the program's objects it reads for names
+ * and unwind tables, the /proc files it opens for a moment, its output. A
+ * thread's kept files (three in /proc and a perf event: what spares it
+ * stops) only while more than FD_SPARE stay free. Files are numbered lowest
+ * free first, so a number that high means that few are free. Returns fd,
+ * or -1 having closed it. */
+#define FD_SPARE 128
+
+long tracee__fd_limit(void)
+{
+    static long limit;
+    struct rlimit r;
+    if (!limit)
+        limit = getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur != RLIM_INFINITY &&
+                        r.rlim_cur < (rlim_t)1 << 30
+                    ? (long)r.rlim_cur
+                    : 1L << 30;
+    return limit;
+}
+
+static int spare_fd(struct tracee *t, struct tthread *th, int fd)
+{
+    if (fd < 0 || fd < tracee__fd_limit() - FD_SPARE)
+        return fd;
+    close(fd);
+    t->st.fd_short += !th->fd_short;
+    th->fd_short = true;
+    return -1;
 }
 
 static struct tthread *find(struct tracee *t, pid_t tid)
@@ -69,9 +100,9 @@ static struct tthread *add(struct tracee *t, pid_t tid)
     th->run = TT_RUNNING;
     th->state = '?';
     th->cs.fd = -1;
-    th->stat_fd = proc__open_stat(t->pid, tid);
-    th->sched_fd = proc__open_schedstat(t->pid, tid);
-    th->sys_fd = proc__open_syscall(t->pid, tid);
+    th->stat_fd = spare_fd(t, th, proc__open_stat(t->pid, tid));
+    th->sched_fd = spare_fd(t, th, proc__open_schedstat(t->pid, tid));
+    th->sys_fd = spare_fd(t, th, proc__open_syscall(t->pid, tid));
     t->st.threads_seen++;
     return th;
 }
@@ -143,6 +174,11 @@ static void open_ring(struct tracee *t, struct tthread *th)
 {
     th->cs_tried = true;
     int err = cswitch__open(&th->cs, th->tid);
+    if (err == 0 && spare_fd(t, th, th->cs.fd) < 0) {
+        th->cs.fd = -1; /* (closed) */
+        cswitch__close(&th->cs);
+        err = -EMFILE;
+    }
     if (err == 0) {
         t->st.cs_threads += !th->cs_was_busy; /* (counted at its first opening) */
     } else if (err != -ESRCH && !th->cs_was_busy) {
@@ -592,7 +628,8 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         else if (how == PROC_BLOCKED && nr >= 0)
             th->state = 'S';
         else /* blocked outside a call (a page fault, a stop), or unreadable */
-            th->state = proc__stat_fd_state(th->stat_fd);
+            th->state = th->stat_fd >= 0 ? proc__stat_fd_state(th->stat_fd)
+                                         : proc__state(t->pid, th->tid); /* (see spare_fd) */
         t->runnable += th->state == 'R';
         /* Blocked in a call, a thread does not move: stopping it would
          * only wake it up (it takes a CPU from a running thread twice, to

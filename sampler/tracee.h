@@ -47,6 +47,7 @@ struct tthread {
      * Only while it switches less than about once a tick (cs_rate): each
      * switch costs the program more with a ring than a read costs hsspy. */
     struct cswitch cs;
+    bool fd_short;    /* some of its kept files were not opened: see tracee__fd_limit */
     bool cs_tried;    /* opened, or refused (not tried again) */
     bool cs_busy;     /* closed for switching too often: reopened once quiet */
     bool cs_was_busy; /* ... at least once */
@@ -119,6 +120,8 @@ struct tracee_stats {
     unsigned long cs_refused;   /* threads that could not have one: /proc told */
     int cs_errno;               /* why the first of those could not */
     unsigned long cs_losses;    /* times a ring lost records (then /proc told) */
+    unsigned long fd_short;     /* threads some of whose kept files were not
+                                 * opened, to keep FD_SPARE free */
     unsigned long cs_busy;      /* threads whose ring was closed at least once
                                  * for switching often (/proc told then) */
 };
@@ -158,6 +161,13 @@ struct tracee {
  * thread shows up). On failure nothing stays attached and one clear line has
  * been logged. 0 or -errno. */
 int tracee__attach(struct tracee *t, pid_t pid);
+
+/* How many files hsspy may open (RLIMIT_NOFILE, as raised at its start by
+ * launch__raise_nofile). A thread's kept files (three in /proc, a perf
+ * event) are opened only while 128 stay free for hsspy's own: past that,
+ * the thread goes without (stopped at every tick, its state read with a
+ * file opened for the moment), and st.fd_short counts it. */
+long tracee__fd_limit(void);
 
 /* Take over a single-threaded process already seized with our options (a
  * command hsspy launched, just past its exec). 0 or -ENOMEM. */

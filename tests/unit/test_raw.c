@@ -35,6 +35,8 @@ static void build(struct profile *p)
     p->cs_refused = 2;
     p->cs_losses = 3;
     p->cs_busy = 4;
+    p->fd_short = 5;
+    p->fd_limit = 200;
     p->cs_errno = 13;
     p->nmodules = 2;
     p->modules = calloc(2, sizeof *p->modules);
@@ -102,6 +104,8 @@ TEST(round_trip)
     CHECK_EQ_INT(b.cs_refused, 2);
     CHECK_EQ_INT(b.cs_losses, 3);
     CHECK_EQ_INT(b.cs_busy, 4);
+    CHECK_EQ_INT(b.fd_short, 5);
+    CHECK_EQ_INT(b.fd_limit, 200);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -164,14 +168,15 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the context-switch figures (four
-     * counters and an errno), then also the counter before them (reads
+     * type, size, payload. Drop the figures of files (two counters), then
+     * also the context-switch figures before them (four counters and an
+     * errno), then also the counter before them (reads
      * per stop), then also the two before it (copied bytes and threads),
      * then also the three before them (soft_*): files of earlier hsspys. */
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {36, 44, 60, 84};
+    static const int cuts[] = {16, 52, 60, 76, 100};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -183,14 +188,16 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.cs_threads, 0);
-        CHECK_EQ_INT(b.cs_losses, 0);
-        CHECK_EQ_INT(b.cs_errno, 0);
-        CHECK_EQ_INT(b.cs_busy, 0);
-        CHECK_EQ_INT(b.stop_reads, cut == 36 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 44 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 44 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 60 ? 1 : 0);
+        CHECK_EQ_INT(b.fd_short, 0);
+        CHECK_EQ_INT(b.fd_limit, 0);
+        CHECK_EQ_INT(b.cs_threads, cut == 16 ? 11 : 0);
+        CHECK_EQ_INT(b.cs_losses, cut == 16 ? 3 : 0);
+        CHECK_EQ_INT(b.cs_errno, cut == 16 ? 13 : 0);
+        CHECK_EQ_INT(b.cs_busy, cut == 16 ? 4 : 0);
+        CHECK_EQ_INT(b.stop_reads, cut <= 52 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 60 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 60 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 76 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);
