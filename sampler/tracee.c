@@ -594,12 +594,12 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         if (t->switch_records && !th->cs_tried)
             open_ring(t, th);
         /* A thread that has not run since its last sample keeps its state
-         * and its stack: its ring, or one cheap schedstat read, decides. That includes a
-         * runnable thread (state R) that has been waiting for a CPU since
-         * (its counters were noted during its stop, so unchanged means not
-         * one instruction since its capture): on a busy machine many are,
-         * and stopping one costs it two context switches and its turn on
-         * the CPU. */
+         * and its stack: its ring, or one cheap schedstat read, decides.
+         * That includes a runnable thread (state R) that has been waiting
+         * for a CPU since (its counters were noted during its stop, so
+         * unchanged means not one instruction since its capture): on a busy
+         * machine many are, and stopping one costs it two context switches
+         * and its turn on the CPU. */
         /* (Read before the syscall file: a thread sampled without a stop
          * must not have run since, see tracee__soft_held_still.) */
         uint64_t run = 0, slices = 0;
