@@ -1,0 +1,293 @@
+/* test_psample.c - reading perf samples (--nonblocking): the scan of a
+ * ring's bytes for the newest sample (wrap-around, lost and malformed
+ * records, samples without user registers, short stack copies), then a
+ * real event on a thread of this process spinning in a known function. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sampler/psample.h"
+#include "tests/unit/unit.h"
+
+UNIT_MAIN()
+
+#define RING 32768 /* bytes: a power of two, room for a few samples */
+
+static uint8_t ring[RING];
+
+static uint64_t put_bytes(uint64_t pos, const void *src, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        ring[(pos + i) % RING] = ((const uint8_t *)src)[i];
+    return pos + len;
+}
+
+static uint64_t put_u64(uint64_t pos, uint64_t v) { return put_bytes(pos, &v, 8); }
+
+/* A sample record as hsspy asks for them: tid, time, user registers (abi
+ * and the 18 of REGS_MASK, from `base` up: rbp = base + 6, rsp = base + 7,
+ * rip = base + 8), then `stack` bytes of stack (each its offset & 0xff),
+ * of which `dyn` were copied. Returns the position after it. */
+static uint64_t put_sample(uint64_t pos, uint64_t t, uint64_t abi, uint64_t base, uint64_t stack,
+                           uint64_t dyn)
+{
+    uint64_t size = 8 + 8 + 8 + 8 + (abi ? 18 * 8 : 0) + 8 + (stack ? stack + 8 : 0);
+    struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, (uint16_t)size};
+    uint64_t p = put_bytes(pos, &h, sizeof h);
+    p = put_u64(p, 42ull << 32 | 42); /* pid, tid */
+    p = put_u64(p, t);
+    p = put_u64(p, abi);
+    for (int i = 0; abi && i < 18; i++)
+        p = put_u64(p, base + (uint64_t)i);
+    p = put_u64(p, stack);
+    for (uint64_t i = 0; i < stack; i++) {
+        uint8_t b = (uint8_t)i;
+        p = put_bytes(p, &b, 1);
+    }
+    if (stack)
+        p = put_u64(p, dyn);
+    return p;
+}
+
+static uint64_t put_lost(uint64_t pos, uint64_t n)
+{
+    struct perf_event_header h = {PERF_RECORD_LOST, 0, 24};
+    uint64_t p = put_bytes(pos, &h, sizeof h);
+    p = put_u64(p, 7); /* id */
+    return put_u64(p, n);
+}
+
+static void check_stack_bytes(const struct psample_hit *hit, uint32_t len)
+{
+    static uint8_t out[PSAMPLE_STACK];
+    CHECK_EQ_INT(hit->stack_len, len);
+    psample__ring_copy(ring, RING, hit->stack_pos, out, len);
+    for (uint32_t i = 0; i < len; i++)
+        if (out[i] != (uint8_t)i)
+            UNIT_FAIL("stack byte %u is %u, expected %u", i, out[i], (uint8_t)i);
+}
+
+TEST(newest_of_several)
+{
+    uint64_t tail = 0, h = 0;
+    unsigned long samples = 0, lost = 0;
+    struct psample_hit hit;
+    memset(ring, 0, sizeof ring);
+    h = put_sample(h, 100, PERF_SAMPLE_REGS_ABI_64, 1000, 4096, 4096);
+    h = put_sample(h, 200, PERF_SAMPLE_REGS_ABI_64, 2000, 2048, 2048);
+    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 1);
+    CHECK_EQ_INT(tail, h);
+    CHECK_EQ_INT(samples, 2);
+    CHECK_EQ_INT(lost, 0);
+    CHECK_EQ_INT(hit.t_ns, 200);
+    CHECK_EQ_INT(hit.regs.rax, 2000);
+    CHECK_EQ_INT(hit.regs.rbp, 2006);
+    CHECK_EQ_INT(hit.regs.rsp, 2007);
+    CHECK_EQ_INT(hit.regs.rip, 2008);
+    CHECK_EQ_INT(hit.regs.r8, 2010);
+    CHECK_EQ_INT(hit.regs.r13, 2015);
+    CHECK_EQ_INT(hit.regs.r15, 2017);
+    CHECK_EQ_INT(hit.regs.fs_base, 0);
+    check_stack_bytes(&hit, 2048);
+    /* Nothing new: no sample. */
+    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 0);
+    CHECK_EQ_INT(samples, 2);
+}
+
+TEST(wraps_around)
+{
+    uint64_t start = RING - 300; /* the stack straddles the end of the ring */
+    uint64_t tail = start, h;
+    unsigned long samples = 0, lost = 0;
+    struct psample_hit hit;
+    memset(ring, 0, sizeof ring);
+    h = put_sample(start, 5, PERF_SAMPLE_REGS_ABI_64, 10, 1024, 1024);
+    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 1);
+    CHECK_EQ_INT(hit.regs.rip, 18);
+    CHECK(hit.stack_pos % RING > RING - 300);
+    check_stack_bytes(&hit, 1024);
+}
+
+TEST(short_copy_and_no_stack)
+{
+    uint64_t tail = 0, h = 0;
+    unsigned long samples = 0, lost = 0;
+    struct psample_hit hit;
+    memset(ring, 0, sizeof ring);
+    /* The kernel could copy only 512 of 4096 bytes (the top of the stack). */
+    h = put_sample(h, 1, PERF_SAMPLE_REGS_ABI_64, 0, 4096, 512);
+    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 1);
+    check_stack_bytes(&hit, 512);
+    /* No stack at all (size 0, then no dyn_size). */
+    h = put_sample(h, 2, PERF_SAMPLE_REGS_ABI_64, 0, 0, 0);
+    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 1);
+    CHECK_EQ_INT(hit.t_ns, 2);
+    CHECK_EQ_INT(hit.stack_len, 0);
+}
+
+TEST(no_user_registers_is_no_sample)
+{
+    uint64_t tail = 0, h = 0;
+    unsigned long samples = 0, lost = 0;
+    struct psample_hit hit;
+    memset(ring, 0, sizeof ring);
+    h = put_sample(h, 1, PERF_SAMPLE_REGS_ABI_64, 500, 256, 256);
+    /* Taken with no user registers (ABI_NONE): counted, not used. */
+    h = put_sample(h, 2, PERF_SAMPLE_REGS_ABI_NONE, 0, 0, 0);
+    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 1);
+    CHECK_EQ_INT(samples, 2);
+    CHECK_EQ_INT(hit.t_ns, 1); /* the older one, which has them */
+    CHECK_EQ_INT(hit.regs.rip, 508);
+}
+
+TEST(lost_records_counted)
+{
+    uint64_t tail = 0, h = 0;
+    unsigned long samples = 0, lost = 0;
+    struct psample_hit hit;
+    memset(ring, 0, sizeof ring);
+    h = put_lost(h, 5);
+    h = put_sample(h, 9, PERF_SAMPLE_REGS_ABI_64, 0, 128, 128);
+    h = put_lost(h, 2);
+    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 1);
+    CHECK_EQ_INT(lost, 7);
+    CHECK_EQ_INT(samples, 1);
+    CHECK_EQ_INT(hit.t_ns, 9);
+}
+
+TEST(malformed_records)
+{
+    uint64_t tail = 0, h = 0, h2;
+    unsigned long samples = 0, lost = 0;
+    struct psample_hit hit;
+    memset(ring, 0, sizeof ring);
+    h = put_sample(h, 1, PERF_SAMPLE_REGS_ABI_64, 0, 64, 64);
+    /* A header claiming more bytes than were written: the scan stops. */
+    struct perf_event_header bad = {PERF_RECORD_SAMPLE, 0, 4000};
+    h2 = put_bytes(h, &bad, sizeof bad);
+    h2 = put_u64(h2, 0);
+    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h2, &hit, &samples, &lost), 1);
+    CHECK_EQ_INT(hit.t_ns, 1);
+    CHECK_EQ_INT(tail, h2); /* and does not read it again */
+    /* A zero-sized header: no endless loop. */
+    memset(ring, 0, sizeof ring);
+    tail = 0;
+    CHECK_EQ_INT(psample__scan(ring, RING, &tail, 256, &hit, &samples, &lost), 0);
+    CHECK_EQ_INT(tail, 256);
+    /* A stack size larger than a sample can have, or than its record. */
+    memset(ring, 0, sizeof ring);
+    tail = 0;
+    h = put_sample(0, 3, PERF_SAMPLE_REGS_ABI_64, 0, PSAMPLE_STACK + 8, PSAMPLE_STACK + 8);
+    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 0);
+    /* A record too short for its registers. */
+    memset(ring, 0, sizeof ring);
+    tail = 0;
+    struct perf_event_header shortrec = {PERF_RECORD_SAMPLE, 0, 48};
+    h = put_bytes(0, &shortrec, sizeof shortrec);
+    h = put_u64(h, 0);
+    h = put_u64(h, 0);
+    h = put_u64(h, PERF_SAMPLE_REGS_ABI_64);
+    h = put_u64(h, 0);
+    h = put_u64(h, 0);
+    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 0);
+    /* A head that ran more than a ring ahead (or behind): only the newest
+     * ring's worth is looked at. */
+    memset(ring, 0, sizeof ring);
+    tail = 0;
+    h = put_sample(10 * RING, 4, PERF_SAMPLE_REGS_ABI_64, 0, 64, 64);
+    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 0);
+    CHECK_EQ_INT(tail, h);
+}
+
+/* A real event, on a thread spinning in spin_here with a marker on its
+ * stack. */
+static atomic_int phase;
+static atomic_int tid_of;
+static volatile uint64_t *marker_at;
+
+static __attribute__((noinline)) void spin_here(void)
+{
+    while (atomic_load_explicit(&phase, memory_order_relaxed) == 1)
+        ;
+}
+
+static void *spinner(void *arg)
+{
+    volatile uint64_t marker[2] = {0x5eed5eed5eed5eedull, 0};
+    (void)arg;
+    marker_at = marker;
+    atomic_store(&tid_of, (int)syscall(SYS_gettid));
+    spin_here();
+    marker[1] = 1;
+    return NULL;
+}
+
+static void nap_ms(int ms)
+{
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+TEST(real_samples)
+{
+    pthread_t t;
+    atomic_store(&phase, 1);
+    CHECK(pthread_create(&t, NULL, spinner, NULL) == 0);
+    while (!atomic_load(&tid_of))
+        nap_ms(1);
+    struct psample p;
+    int err = psample__open(&p, atomic_load(&tid_of), 1000000);
+    if (err < 0) {
+        atomic_store(&phase, 2);
+        pthread_join(t, NULL);
+        if (err == -EACCES || err == -EPERM || err == -ENOSYS || err == -ENOENT ||
+            err == -EOPNOTSUPP)
+            UNIT_SKIP("perf sampling events are not allowed here (%s): --nonblocking "
+                      "stops threads instead", strerror(-err));
+        UNIT_FAIL("psample__open: %s", strerror(-err));
+    }
+    nap_ms(30);
+    struct psample_hit hit;
+    int got = 0;
+    for (int i = 0; i < 100 && got != 1; i++) {
+        got = psample__newest(&p, &hit);
+        if (got != 1)
+            nap_ms(5);
+    }
+    uint64_t now = now_ns();
+    atomic_store(&phase, 2);
+    pthread_join(t, NULL);
+    CHECK_EQ_INT(got, 1);
+    CHECK(p.samples >= 1);
+    /* Taken in spin_here, on the spinner's stack, just now. */
+    uint64_t f = (uint64_t)(uintptr_t)spin_here;
+    if (!(hit.regs.rip >= f && hit.regs.rip < f + 64))
+        UNIT_FAIL("rip %#llx is not in spin_here (%#llx)", (unsigned long long)hit.regs.rip,
+                  (unsigned long long)f);
+    uint64_t m = (uint64_t)(uintptr_t)marker_at;
+    CHECK(hit.regs.rsp < m);
+    CHECK(m + 8 <= hit.regs.rsp + hit.stack_len);
+    CHECK(hit.t_ns <= now && now - hit.t_ns < 2000000000ull);
+    static uint8_t st[PSAMPLE_STACK];
+    psample__copy_stack(&p, &hit, st);
+    uint64_t w;
+    memcpy(&w, st + (m - hit.regs.rsp), 8);
+    CHECK_EQ_INT(w, 0x5eed5eed5eed5eedull);
+    psample__release(&p);
+    psample__close(&p);
+    CHECK_EQ_INT(p.fd, -1);
+}
