@@ -138,15 +138,19 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
     }
     if (v.holds_cap)
         res->cap = v.cap_no;
+    /* A capture from a perf sample (--nonblocking) has registers from
+     * before the runtime's words were read, up to a tick: a pc in Haskell
+     * code says it held its capability then, whatever they say now. */
+    bool hs_then = tc->sampled && ur.reached_haskell && ur.hs_is_leaf && !v.holds_cap;
 
     if (any_frame_in(out, ur.n, &r->gc)) {
         res->tag = TAG_GC;
         res->role = v.holds_cap ? ROLE_CAP : ROLE_IDLE_WORKER;
         return;
     }
-    if (v.holds_cap) {
+    if (v.holds_cap || hs_then) {
         res->role = ROLE_CAP;
-        if (!v.in_haskell || any_frame_in(out, ur.n, &r->sched)) {
+        if (!hs_then && (!v.in_haskell || any_frame_in(out, ur.n, &r->sched))) {
             res->tag = any_frame_in(out, ur.n, &r->waiting) ? TAG_IDLE : TAG_RTS;
             return;
         }

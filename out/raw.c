@@ -166,6 +166,13 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u32(&s, p->cs_errno);
     put_u64(&s, p->fd_short); /* and later */
     put_u64(&s, p->fd_limit);
+    put_u8(&s, p->nonblocking); /* and later */
+    put_u64(&s, p->ps_threads);
+    put_u64(&s, p->ps_refused);
+    put_u64(&s, p->ps_samples);
+    put_u64(&s, p->ps_stale);
+    put_u64(&s, p->ps_lost);
+    put_u32(&s, p->ps_errno);
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -400,6 +407,15 @@ static void read_meta(struct cur *c, struct profile *p)
     if (!c->bad && c->left >= 16) {
         p->fd_short = get_u64(c, "a counter");
         p->fd_limit = get_u64(c, "a limit");
+    }
+    if (!c->bad && c->left >= 1 + 5 * 8 + 4) {
+        p->nonblocking = get_u8(c, "a flag") != 0;
+        p->ps_threads = get_u64(c, "a counter");
+        p->ps_refused = get_u64(c, "a counter");
+        p->ps_samples = get_u64(c, "a counter");
+        p->ps_stale = get_u64(c, "a counter");
+        p->ps_lost = get_u64(c, "a counter");
+        p->ps_errno = get_u32(c, "an errno");
     }
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */

@@ -76,6 +76,22 @@ static void header(const struct profile *p, FILE *f)
             fprintf(f, "; records lost %" PRIu64 " times (/proc told then)", p->cs_losses);
         fputc('\n', f);
     }
+    if (p->nonblocking) {
+        fprintf(f, "  nonblocking: running threads sampled by the kernel (perf events), not "
+                   "stopped: %" PRIu64 " samples", p->ps_samples);
+        if (p->ps_stale)
+            fprintf(f, ", %" PRIu64 " repeated (no new perf sample since the last tick)",
+                    p->ps_stale);
+        if (p->ps_lost)
+            fprintf(f, ", %" PRIu64 " dropped by the kernel", p->ps_lost);
+        if (p->ps_threads)
+            fprintf(f, "; %" PRIu64 " threads had a perf event", p->ps_threads);
+        if (p->ps_refused)
+            fprintf(f, "; %" PRIu64 " could not (%s) and were stopped", p->ps_refused,
+                    strerror((int)p->ps_errno));
+        fprintf(f, "; %" PRIu64 " stops in all (a thread's first tick, to learn its thread "
+                   "pointer)\n", p->pause.n);
+    }
     if (p->fd_short)
         fprintf(f, "  files:     %" PRIu64 " threads went without some of their /proc files or "
                    "perf events, as hsspy may open only %" PRIu64 " files (ulimit -n): they were "

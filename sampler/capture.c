@@ -98,19 +98,25 @@ static bool add_range(struct capture *c, uint64_t a, size_t len, struct remote_r
  * (rts__grab finds the rest in the image), so a wrong guess costs only
  * bytes, and a right one saves a system call per range while the thread is
  * stopped. */
+/* (With a sample's stack, the image has the C stack already: the batch
+ * then has only the ranges beyond it.) */
 static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
-                       struct thread_capture *tc, capture_guess_fn guess, void *ctx)
+                       struct thread_capture *tc, capture_guess_fn guess, void *ctx,
+                       bool have_stack)
 {
     struct remote_req req[1 + TT_READ_AHEAD + CAPTURE_GUESSES];
     size_t reg[1 + TT_READ_AHEAD + CAPTURE_GUESSES], n = 0;
     size_t want = th->stack_want ? th->stack_want : c->stack_bytes;
     if (want > c->stack_bytes)
         want = c->stack_bytes;
-    uint8_t *buf = memimg__add(&c->img, tc->regs.rsp, want);
-    if (!buf)
-        return;
-    req[n] = (struct remote_req){tc->regs.rsp, buf, want, 0};
-    reg[n++] = c->img.n - 1;
+    if (!have_stack) {
+        uint8_t *buf = memimg__add(&c->img, tc->regs.rsp, want);
+        if (!buf)
+            return;
+        req[n] = (struct remote_req){tc->regs.rsp, buf, want, 0};
+        reg[n++] = c->img.n - 1;
+    }
+    size_t first = n;
     bool room = true;
     for (size_t k = 0; k < th->nahead && room; k++) {
         uint64_t a = th->ahead[k].addr;
@@ -123,7 +129,7 @@ static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
         }
         room = add_range(c, a, len, req, reg, &n);
     }
-    size_t ahead = n - 1;
+    size_t ahead = n - first;
     struct memimg_note g[CAPTURE_GUESSES];
     size_t ng = guess && room ? guess(ctx, &tc->regs, g, CAPTURE_GUESSES) : 0;
     for (size_t k = 0; k < ng && room; k++)
@@ -132,6 +138,8 @@ static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
     for (size_t i = 0; i < n; i++)
         memimg__set_len_at(&c->img, reg[i], req[i].got);
     c->read_ahead += ahead;
+    if (have_stack)
+        return;
     /* A stack shorter than `want` ends at the top of its mapping. */
     tc->stack_len = req[0].got;
     c->short_stacks += req[0].got < want;
@@ -156,7 +164,7 @@ void capture__thread(struct capture *c, pid_t pid, const struct tthread *th,
         return;
     tc->err = ptrace(PTRACE_GETREGS, th->tid, 0, &tc->regs) < 0 ? -errno : 0;
     if (!tc->err)
-        read_stack(c, pid, th, tc, guess, ctx);
+        read_stack(c, pid, th, tc, guess, ctx, false);
 }
 
 struct thread_capture *capture__soft(struct capture *c, pid_t pid, const struct tthread *th)
@@ -168,8 +176,30 @@ struct thread_capture *capture__soft(struct capture *c, pid_t pid, const struct 
     tc->regs.rip = th->soft_pc;
     tc->regs.rsp = th->soft_sp;
     tc->regs.fs_base = th->fs_base;
-    read_stack(c, pid, th, tc, NULL, NULL);
+    read_stack(c, pid, th, tc, NULL, NULL, false);
     tc->t_resume_ns = tc->t_stop_ns;
+    return tc;
+}
+
+struct thread_capture *capture__sampled(struct capture *c, pid_t pid, const struct tthread *th,
+                                        const struct psample_hit *hit,
+                                        capture_guess_fn guess, void *ctx)
+{
+    struct thread_capture *tc = start(c, th);
+    if (!tc)
+        return NULL;
+    tc->sampled = true;
+    tc->regs = hit->regs;
+    tc->regs.fs_base = th->fs_base;
+    tc->t_stop_ns = tc->t_resume_ns = hit->t_ns;
+    if (hit->stack_len) {
+        uint8_t *buf = memimg__add(&c->img, hit->regs.rsp, hit->stack_len);
+        if (!buf)
+            return tc; /* the image is full: a partial capture, as a stop's */
+        psample__copy_stack(&th->ps, hit, buf);
+        tc->stack_len = hit->stack_len;
+    }
+    read_stack(c, pid, th, tc, guess, ctx, true);
     return tc;
 }
 

@@ -21,6 +21,7 @@ struct thread_capture {
     uint64_t stack_len; /* bytes of C stack captured at regs.rsp */
     uint64_t t_interrupt_ns;
     bool soft;            /* not stopped: see capture__soft */
+    bool sampled;         /* not stopped: from a perf sample (capture__sampled) */
     uint32_t weight;      /* ticks this capture stands for (see tthread.owed) */
     size_t first_note;    /* its first note in the image (memimg__note) */
     uint64_t t_stop_ns;   /* when its stop was seen (waitpid returned it) */
@@ -74,6 +75,16 @@ void capture__remember(struct capture *c, struct tthread *th, const struct threa
  * known; its user stack does not move while it is blocked. Returns the
  * capture, or NULL when there is no room. */
 struct thread_capture *capture__soft(struct capture *c, pid_t pid, const struct tthread *th);
+
+/* Capture a running thread without stopping it, from its newest perf
+ * sample (--nonblocking): the sample's registers (with the thread pointer
+ * seen in an earlier stop) and C stack, then, read while it runs on, what
+ * its last capture needed beyond (th->ahead) and what guess makes of the
+ * registers: one process_vm_readv. The capture's time is the sample's.
+ * Returns the capture, or NULL when there is no room. */
+struct thread_capture *capture__sampled(struct capture *c, pid_t pid, const struct tthread *th,
+                                        const struct psample_hit *hit,
+                                        capture_guess_fn guess, void *ctx);
 
 /* Forget the last thread's capture, and the memory it added since mark. */
 void capture__drop_last(struct capture *c, struct memimg_mark mark);

@@ -53,7 +53,7 @@ static void record_usage(FILE *f)
     fprintf(f,
             "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--sort acc|own]\n"
             "                    [--stack stg|ccs] [--threads] [--idle] [--realtime]\n"
-            "                    [--no-perf-events] [-q]\n"
+            "                    [--no-perf-events | --nonblocking] [-q]\n"
             "                    (-p PID | -- CMD [ARGS...])\n"
             "\n"
             "Sample every thread of a process and write a profile.\n"
@@ -89,6 +89,14 @@ static void record_usage(FILE *f)
             "                        of their context switches (one perf event per\n"
             "                        thread); /proc is also what is used where perf\n"
             "                        events are not allowed\n"
+            "      --nonblocking     do not stop running threads: take each one's\n"
+            "                        registers and C stack from the kernel's samples\n"
+            "                        (a perf event per thread, one sample per period of\n"
+            "                        its CPU time), and read its Haskell stack while it\n"
+            "                        runs on; far cheaper for the program, but a stack\n"
+            "                        may be read after it moved on (up to a tick late),\n"
+            "                        so some frames can be wrong; each thread is still\n"
+            "                        stopped once, at its first tick\n"
             "      --save-captures DIR  also save up to 200 raw captures (registers and\n"
             "                        copied memory of one thread each) in DIR, as the\n"
             "                        stack walkers see them: input for hsspy's fuzzer\n"
@@ -183,6 +191,7 @@ static int cmd_record(int argc, char **argv)
         {"save-captures", required_argument, NULL, 'C'},
         {"realtime", no_argument, NULL, 'R'},
         {"no-perf-events", no_argument, NULL, 'E'},
+        {"nonblocking", no_argument, NULL, 'N'},
         {"stack", required_argument, NULL, 'K'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -233,6 +242,7 @@ static int cmd_record(int argc, char **argv)
         case 'C': o.save_dir = optarg; break;
         case 'R': o.realtime = true; break;
         case 'E': o.no_perf_events = true; break;
+        case 'N': o.nonblocking = true; break;
         case 'K':
             if (strcmp(optarg, "stg") == 0) {
                 o.stack = STACK_STG;
@@ -250,6 +260,10 @@ static int cmd_record(int argc, char **argv)
     }
     if (sorted && sort_misplaced(o.format))
         return 2;
+    if (o.nonblocking && o.no_perf_events) {
+        log__error("--nonblocking samples by perf events: it cannot go with --no-perf-events");
+        return 2;
+    }
     if (optind < argc)
         o.argv = argv + optind;
     if (!o.pid == !o.argv) {
@@ -263,7 +277,7 @@ static int cmd_record(int argc, char **argv)
 
 static void top_usage(FILE *f)
 {
-    fprintf(f, "usage: hsspy top [-F HZ] [--idle] -p PID\n"
+    fprintf(f, "usage: hsspy top [-F HZ] [--idle] [--nonblocking] -p PID\n"
                "\n"
                "A live view of a running process, redrawn every second, like top(1):\n"
                "its functions by own share (samples where the function is the leaf)\n"
@@ -282,6 +296,8 @@ static void top_usage(FILE *f)
                "  -F, --rate HZ         samples per second (default 99; jittered +-10%%)\n"
                "      --idle            count samples of idle threads in the function\n"
                "                        lists too; left out by default\n"
+               "      --nonblocking     do not stop running threads: sample them by\n"
+               "                        perf events (see hsspy record --help)\n"
                "  -h, --help            this text\n"
                "\n"
                "keys:\n"
@@ -306,6 +322,7 @@ static int cmd_top(int argc, char **argv)
         {"pid", required_argument, NULL, 'p'},
         {"rate", required_argument, NULL, 'F'},
         {"idle", no_argument, NULL, 'I'},
+        {"nonblocking", no_argument, NULL, 'N'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -324,6 +341,7 @@ static int cmd_top(int argc, char **argv)
                 return 2;
             break;
         case 'I': o.idle = true; break;
+        case 'N': o.nonblocking = true; break;
         case 'h': top_usage(stdout); return 0;
         default: return bad_option(argv, "top");
         }

@@ -102,6 +102,7 @@ int live__run(const struct live_opts *o)
         .rate_hz = o->rate_hz,
         .format = "top",
         .idle = o->idle,
+        .nonblocking = o->nonblocking,
         .pid = o->pid,
         .stack_bytes = 32 * 1024,
         .live = &hooks,

@@ -11,6 +11,7 @@ struct live_opts {
     pid_t pid;      /* -p */
     double rate_hz; /* -F */
     bool idle;      /* --idle */
+    bool nonblocking; /* --nonblocking (see record) */
 };
 
 /* Half-life of the recent window, and the refresh interval, in seconds. */

@@ -213,7 +213,8 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
 }
 
 /* A thread that has not run since its last sample is where it was: repeat
- * that sample (with its current /proc state) instead of stopping it. */
+ * that sample (with its current /proc state) instead of stopping it. So
+ * too, with --nonblocking, a thread with no new perf sample (stale). */
 static void repeat_thread(struct recorder *r, struct tthread *th)
 {
     int ti = thread_index(r, th, th->tid);
@@ -232,7 +233,10 @@ static void repeat_thread(struct recorder *r, struct tthread *th)
     if (s.tag == TAG_IDLE || (s.tag == TAG_NONE && idle_state(th->state)))
         s.flags |= SAMPLE_IDLE;
     profile__add(&r->p, &s);
-    r->p.repeated++;
+    if (th->stale)
+        r->t.st.ps_stale++;
+    else
+        r->p.repeated++;
 }
 
 /* Called while one thread is stopped: capture it; the tracee resumes it
@@ -296,7 +300,7 @@ static void walk_captures(struct recorder *r)
     for (size_t i = 0; i < r->cap.n; i++) {
         const struct thread_capture *tc = &r->cap.th[i];
         save_capture(r, tc);
-        if (!tc->soft) {
+        if (!tc->soft && !tc->sampled) {
             r->p.stop_reads += tc->reads;
             hist__add(&r->p.pause, tc->t_resume_ns - tc->t_stop_ns);
             hist__add(&r->p.stop_latency, tc->t_stop_ns - tc->t_interrupt_ns);
@@ -335,6 +339,10 @@ static int capture_blocked(struct recorder *r)
                 tracee__soft_refuse(th, th->soft_pc);
             capture__drop_last(&r->cap, mark);
             r->t.st.soft_refused++;
+            if (th->ps.fd >= 0 && th->fs_base) {
+                th->stale = true; /* --nonblocking: no stop */
+                continue;
+            }
             late += tracee__interrupt_late(&r->t, th);
             continue;
         }
@@ -343,6 +351,27 @@ static int capture_blocked(struct recorder *r)
         r->t.st.soft_breaking += th->soft_breaks;
     }
     return late;
+}
+
+/* --nonblocking: the threads with a perf sample since the last tick, each
+ * from its newest, read while it runs on. */
+static void capture_sampled(struct recorder *r)
+{
+    for (size_t i = 0; i < r->t.n; i++) {
+        struct tthread *th = &r->t.th[i];
+        if (!th->sampled)
+            continue;
+        struct thread_capture *tc =
+            capture__sampled(&r->cap, r->t.pid, th, &th->hit, guess_stack, r);
+        psample__release(&th->ps);
+        if (!tc) {
+            th->stale = true;
+            continue;
+        }
+        capture_rts(r, tc);
+        capture__remember(&r->cap, th, tc);
+        r->t.st.ps_samples++;
+    }
 }
 
 static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t quiet_ns)
@@ -365,6 +394,8 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
     r->t.sample_blocked = !r->rts.pending;
     int asked = tracee__interrupt(&r->t, true);
     asked += capture_blocked(r);
+    if (r->t.sample_period_ns)
+        capture_sampled(r);
     /* A thread that has not stopped by the deadline (waiting for a CPU, or
      * in an uninterruptible sleep) is captured whenever it does stop. */
     if (asked > 0)
@@ -372,7 +403,7 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
     r->p.ticks++;
     walk_captures(r);
     for (size_t i = 0; i < r->t.n; i++)
-        if (r->t.th[i].unchanged && r->t.th[i].run == TT_RUNNING)
+        if ((r->t.th[i].unchanged || r->t.th[i].stale) && r->t.th[i].run == TT_RUNNING)
             repeat_thread(r, &r->t.th[i]);
 }
 
@@ -778,6 +809,8 @@ int record__run(const struct record_opts *o)
         goto done_signals;
     }
     r.t.switch_records = !o->no_perf_events && !o->snapshot;
+    if (o->nonblocking && !o->snapshot)
+        r.t.sample_period_ns = (uint64_t)(1e9 / o->rate_hz);
     r.p.pid = pid;
     r.p.rate_hz = o->rate_hz;
     proc__cmdline(pid, r.p.cmdline, sizeof r.p.cmdline);
@@ -871,6 +904,13 @@ int record__run(const struct record_opts *o)
     r.p.cs_errno = (uint32_t)r.t.st.cs_errno;
     r.p.cs_losses = r.t.st.cs_losses;
     r.p.cs_busy = r.t.st.cs_busy;
+    r.p.nonblocking = r.t.sample_period_ns != 0;
+    r.p.ps_threads = r.t.st.ps_threads;
+    r.p.ps_refused = r.t.st.ps_refused;
+    r.p.ps_errno = (uint32_t)r.t.st.ps_errno;
+    r.p.ps_samples = r.t.st.ps_samples;
+    r.p.ps_stale = r.t.st.ps_stale;
+    r.p.ps_lost = r.t.st.ps_lost;
     r.p.fd_short = r.t.st.fd_short;
     r.p.fd_limit = (uint64_t)tracee__fd_limit();
     r.p.restarted = r.t.st.restarted;

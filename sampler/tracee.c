@@ -100,6 +100,7 @@ static struct tthread *add(struct tracee *t, pid_t tid)
     th->run = TT_RUNNING;
     th->state = '?';
     th->cs.fd = -1;
+    th->ps.fd = -1;
     th->stat_fd = spare_fd(t, th, proc__open_stat(t->pid, tid));
     th->sched_fd = spare_fd(t, th, proc__open_schedstat(t->pid, tid));
     th->sys_fd = spare_fd(t, th, proc__open_syscall(t->pid, tid));
@@ -117,6 +118,7 @@ static void close_fds(struct tthread *th)
         close(th->sys_fd);
     th->stat_fd = th->sched_fd = th->sys_fd = -1;
     cswitch__close(&th->cs);
+    psample__close(&th->ps);
 }
 
 /* Where a thread's scheduler counters stand: from its context-switch ring
@@ -185,6 +187,25 @@ static void open_ring(struct tracee *t, struct tthread *th)
         if (!t->st.cs_refused)
             t->st.cs_errno = -err;
         t->st.cs_refused++;
+    }
+}
+
+/* A thread's first tick with t->sample_period_ns: open its sampling event. */
+static void open_sampler(struct tracee *t, struct tthread *th)
+{
+    th->ps_tried = true;
+    int err = psample__open(&th->ps, th->tid, t->sample_period_ns);
+    if (err == 0 && spare_fd(t, th, th->ps.fd) < 0) {
+        th->ps.fd = -1; /* (closed) */
+        psample__close(&th->ps);
+        err = -EMFILE;
+    }
+    if (err == 0) {
+        t->st.ps_threads++;
+    } else if (err != -ESRCH) {
+        if (!t->st.ps_refused)
+            t->st.ps_errno = -err;
+        t->st.ps_refused++;
     }
 }
 
@@ -587,12 +608,26 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         struct tthread *th = &t->th[i];
         th->unchanged = false;
         th->soft = false;
+        th->sampled = false;
+        th->stale = false;
         if (th->run == TT_RUNNING && th->want)
             th->owed++;
         if (th->run != TT_RUNNING || th->want)
             continue;
         if (t->switch_records && !th->cs_tried)
             open_ring(t, th);
+        if (t->sample_period_ns && !th->ps_tried)
+            open_sampler(t, th);
+        /* A perf sample since the last tick: it ran (whatever its
+         * counters say: a thread that stays on its CPU does not switch),
+         * and if it still runs, that sample is its capture. */
+        bool hit = false;
+        if (th->ps.fd >= 0 && th->fs_base) {
+            unsigned long lost = th->ps.lost;
+            hit = psample__newest(&th->ps, &th->hit) == 1;
+            t->st.ps_lost += th->ps.lost - lost;
+            th->sampled = hit; /* until it turns out blocked */
+        }
         /* A thread that has not run since its last sample keeps its state
          * and its stack: its ring, or one cheap schedstat read, decides.
          * That includes a runnable thread (state R) that has been waiting
@@ -608,7 +643,7 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
             counted = counters(t, th, &run, &slices) == 0;
         if (counted && t->switch_records)
             switch_rate(t, th, slices);
-        if (counted && skip_unchanged && th->has_base && run == th->base_run_ns &&
+        if (counted && skip_unchanged && th->has_base && !hit && run == th->base_run_ns &&
             slices == th->base_slices) {
             th->unchanged = true;
             continue;
@@ -638,6 +673,8 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
             th->soft_breaks = proc__syscall_breaks_on_stop(nr);
             th->soft = th->soft_breaks || (t->sample_blocked && counted && th->fs_base &&
                                            !is_hard_pc(th, th->soft_pc));
+            /* Where it blocks now is newer than where it was sampled. */
+            th->sampled = hit && !th->soft;
             th->soft_counted = counted;
             th->soft_run = run;
             th->soft_slices = slices;
@@ -654,8 +691,14 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
     now = tracee__now_ns();
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
-        if (th->run != TT_RUNNING || th->unchanged || th->soft || th->want)
+        if (th->ps.fd >= 0 && !th->sampled)
+            psample__release(&th->ps); /* (the records read go back to the kernel) */
+        if (th->run != TT_RUNNING || th->unchanged || th->soft || th->sampled || th->want)
             continue;
+        if (th->ps.fd >= 0 && th->fs_base) {
+            th->stale = true; /* --nonblocking: no stop, and no new sample */
+            continue;
+        }
         th->has_base = false;
         th->stop_base = false;
         if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) < 0) {

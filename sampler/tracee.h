@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "sampler/cswitch.h"
+#include "sampler/psample.h"
 
 enum tthread_run {
     TT_RUNNING,   /* resumed by us (it may be sleeping in the kernel) */
@@ -47,6 +48,18 @@ struct tthread {
      * Only while it switches less than about once a tick (cs_rate): each
      * switch costs the program more with a ring than a read costs hsspy. */
     struct cswitch cs;
+    /* Its sampling event (t->sample_period_ns, --nonblocking), opened at
+     * its first tick: once its thread pointer is known (from that tick's
+     * stop), a thread that ran is sampled from its newest perf sample,
+     * never stopped again (see psample.h). */
+    struct psample ps;
+    bool ps_tried; /* opened, or refused (not tried again) */
+    /* This tick: it has a perf sample since the last (`hit`, its stack
+     * still in the ring until psample__release): captured from it; or it
+     * has none but may have run (less than a period of CPU since its last,
+     * or in the kernel): `stale`, its last sample repeated, not stopped. */
+    bool sampled, stale;
+    struct psample_hit hit;
     bool fd_short;    /* some of its kept files were not opened: see tracee__fd_limit */
     bool cs_tried;    /* opened, or refused (not tried again) */
     bool cs_busy;     /* closed for switching too often: reopened once quiet */
@@ -122,6 +135,12 @@ struct tracee_stats {
     unsigned long cs_losses;    /* times a ring lost records (then /proc told) */
     unsigned long fd_short;     /* threads some of whose kept files were not
                                  * opened, to keep FD_SPARE free */
+    unsigned long ps_threads;   /* threads given a sampling event (--nonblocking) */
+    unsigned long ps_refused;   /* threads that could not have one: stopped */
+    int ps_errno;               /* why the first of those could not */
+    unsigned long ps_samples;   /* samples taken from perf samples, no stop */
+    unsigned long ps_stale;     /* ... repeated: no perf sample since the last tick */
+    unsigned long ps_lost;      /* perf samples the kernel dropped (ring full) */
     unsigned long cs_busy;      /* threads whose ring was closed at least once
                                  * for switching often (/proc told then) */
 };
@@ -154,6 +173,11 @@ struct tracee {
      * are on a CPU, from context-switch records (cswitch.h) where the
      * kernel allows them, rather than /proc reads. */
     bool switch_records;
+    /* Set by the caller (--nonblocking): sample each thread by a perf
+     * event every this much of its CPU time, and mark a running thread
+     * `sampled` instead of stopping it, once its thread pointer is known
+     * (0: stop running threads). */
+    uint64_t sample_period_ns;
     struct tracee_stats st;
 };
 
@@ -189,6 +213,10 @@ int tracee__drain(struct tracee *t);
  * break is marked `soft`, and so, with t->sample_blocked, is one blocked
  * in any call whose thread pointer is known (seen in an earlier stop) and
  * whose pc is not one of its hard_pc. Then
+ * with t->sample_period_ns, a thread with a sampling event and a known
+ * thread pointer is never stopped: it is marked `sampled` if the event
+ * has a sample since the last tick (before anything else is read), else,
+ * where it would be stopped, `stale`. Then
  * PTRACE_INTERRUPT the rest in one tight loop; a thread still interrupted
  * from an earlier tick is not interrupted again. Returns the number
  * interrupted. */

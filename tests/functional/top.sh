@@ -2,7 +2,7 @@
 # header, `leaf` leading the functions of a two-thread C program by own
 # share, the per-thread view with each thread's own section, a screen that
 # follows a resize and is not stopped by Ctrl-S, and a GHC program's tag
-# mix. q, Ctrl-C and SIGTERM each end it with status 0, the terminal's
+# mix; --nonblocking too. q, Ctrl-C and SIGTERM each end it with status 0, the terminal's
 # modes as they were, the alternate screen left (the shell shows again),
 # and the target running, not traced, and exiting normally later. On a
 # terminal that takes no output it does not block (SIGTERM still ends it
@@ -213,14 +213,18 @@ else
     ended q "$a"
 fi
 
-# 2. Ctrl-C ends it the same way.
+# 2. Ctrl-C ends it the same way; with --nonblocking (threads sampled by
+# perf events, not stopped), leaf leads all the same.
 bg "$W/chains" 8 >"$T/b.out"
 b=$!
 wait_for_line "$T/b.out" '^worker [0-9]+' || fail "setup-b" "the chains workload did not start"
-if ! run_top ctrl-c -p "$b"; then
+if ! run_top ctrl-c --nonblocking -p "$b"; then
     fail "ctrl-c-started" "no hsspy top screen within 10 s: $(shown)"
 else
-    wait_screen ' leaf$' 5
+    wait_screen '\| ([2-9]|[1-9][0-9]+)\.[0-9] s \|' 10
+    read -r own total <<<"$(shares_of leaf "$T/screen")"
+    check "nonblocking-leaf-own-share" "leaf own ${own:-none} total ${total:-none}: $(shown)" \
+        ge "${own:-0}" 80
     tm send-keys -t top C-c 2>/dev/null
     ended ctrl-c "$b"
 fi

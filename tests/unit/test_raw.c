@@ -37,6 +37,13 @@ static void build(struct profile *p)
     p->cs_busy = 4;
     p->fd_short = 5;
     p->fd_limit = 200;
+    p->nonblocking = true;
+    p->ps_threads = 6;
+    p->ps_refused = 1;
+    p->ps_samples = 700;
+    p->ps_stale = 30;
+    p->ps_lost = 2;
+    p->ps_errno = 1;
     p->cs_errno = 13;
     p->nmodules = 2;
     p->modules = calloc(2, sizeof *p->modules);
@@ -106,6 +113,13 @@ TEST(round_trip)
     CHECK_EQ_INT(b.cs_busy, 4);
     CHECK_EQ_INT(b.fd_short, 5);
     CHECK_EQ_INT(b.fd_limit, 200);
+    CHECK(b.nonblocking);
+    CHECK_EQ_INT(b.ps_threads, 6);
+    CHECK_EQ_INT(b.ps_refused, 1);
+    CHECK_EQ_INT(b.ps_samples, 700);
+    CHECK_EQ_INT(b.ps_stale, 30);
+    CHECK_EQ_INT(b.ps_lost, 2);
+    CHECK_EQ_INT(b.ps_errno, 1);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -168,7 +182,8 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the figures of files (two counters), then
+     * type, size, payload. Drop the --nonblocking figures (a flag, five
+     * counters and an errno), then also the figures of files (two counters), then
      * also the context-switch figures before them (four counters and an
      * errno), then also the counter before them (reads
      * per stop), then also the two before it (copied bytes and threads),
@@ -176,7 +191,7 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {16, 52, 60, 76, 100};
+    static const int cuts[] = {45, 61, 97, 105, 121, 145};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -188,16 +203,19 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.fd_short, 0);
-        CHECK_EQ_INT(b.fd_limit, 0);
-        CHECK_EQ_INT(b.cs_threads, cut == 16 ? 11 : 0);
-        CHECK_EQ_INT(b.cs_losses, cut == 16 ? 3 : 0);
-        CHECK_EQ_INT(b.cs_errno, cut == 16 ? 13 : 0);
-        CHECK_EQ_INT(b.cs_busy, cut == 16 ? 4 : 0);
-        CHECK_EQ_INT(b.stop_reads, cut <= 52 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 60 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 60 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 76 ? 1 : 0);
+        CHECK(!b.nonblocking);
+        CHECK_EQ_INT(b.ps_samples, 0);
+        CHECK_EQ_INT(b.ps_errno, 0);
+        CHECK_EQ_INT(b.fd_short, cut == 45 ? 5 : 0);
+        CHECK_EQ_INT(b.fd_limit, cut == 45 ? 200 : 0);
+        CHECK_EQ_INT(b.cs_threads, cut <= 61 ? 11 : 0);
+        CHECK_EQ_INT(b.cs_losses, cut <= 61 ? 3 : 0);
+        CHECK_EQ_INT(b.cs_errno, cut <= 61 ? 13 : 0);
+        CHECK_EQ_INT(b.cs_busy, cut <= 61 ? 4 : 0);
+        CHECK_EQ_INT(b.stop_reads, cut <= 97 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 105 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 105 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 121 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);
