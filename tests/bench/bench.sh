@@ -7,11 +7,14 @@
 #     -N2, about 8 OS threads: Haskell compute, allocation, unsafe and safe
 #     foreign calls) is timed alone, under `hsspy record` at 100 Hz and
 #     1 kHz, under `perf record -g` at the same rates, and built with
-#     -prof -fprof-auto running with +RTS -p; and, as a control, beside a
+#     -prof -fprof-auto running with +RTS -p, under `hsspy record
+#     --nonblocking` at 100 Hz and 1 kHz (running threads sampled by the
+#     kernel, not stopped); and, as a control, beside a
 #     loop (tests/bench/burn.c) that takes the CPU hsspy took per tick at
 #     1 kHz and does nothing else: what that much CPU costs a program that
 #     fills the machine, whoever takes it. Then with a CPU to spare: the
-#     program alone and under hsspy at 100 Hz and 1 kHz, pinned to CPU 0
+#     program alone and under hsspy at 100 Hz and 1 kHz (and 1 kHz
+#     --nonblocking), pinned to CPU 0
 #     (BENCH_CPU, read by bench_c.c) while hsspy runs on CPU 1, so that
 #     what hsspy costs it is its stops, not its CPU. The program times itself (from
 #     its first fork to its last join), so start-up, attach and the
@@ -24,7 +27,9 @@
 #  2. hsspy's own figures at 1 kHz, from its report of those runs: pause
 #     per stopped thread (median, p99), rate achieved, missed ticks, its CPU,
 #     how many samples were taken without stopping the thread, how much
-#     of the program's memory was copied, and in how many calls per stop.
+#     of the program's memory was copied, and in how many calls per stop;
+#     for --nonblocking, how many samples came from perf samples, how many
+#     stops were left, and the walk errors (stacks read late).
 #  3. Scale: hsspy's CPU per tick on a program of 200 idle threads and a
 #     busy one (tests/workloads/waiters), told which threads ran by their
 #     context-switch records and by /proc (--no-perf-events). Then an
@@ -134,17 +139,20 @@ fi
 rm -f "$tmp/probe.data"
 
 # --- 1. overhead: interleaved rounds ----------------------------------------
-CONFIGS="alone h100 h1k h1kr burn prof"
-[ $perf_ok = 1 ] && CONFIGS="alone h100 h1k h1kr burn p100 p1k prof"
+CONFIGS="alone h100 h1k h1kr n100 n1k burn prof"
+[ $perf_ok = 1 ] && CONFIGS="alone h100 h1k h1kr n100 n1k burn p100 p1k prof"
 # With a CPU to spare: the program on CPU 0 only, hsspy on CPU 1, so that
 # what hsspy costs the program is its stops alone, not its CPU.
 spare=0
-[ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null && spare=1 && CONFIGS="$CONFIGS alone1 h1001 h1k1"
+[ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null && spare=1 && CONFIGS="$CONFIGS alone1 h1001 h1k1 n1k1"
 declare -A LABEL=(
     [alone]="alone"
     [h100]="hsspy record -F 100"
     [h1k]="hsspy record -F 1000"
     [h1kr]="  same, --realtime"
+    [n100]="hsspy record -F 100 --nonblocking"
+    [n1k]="hsspy record -F 1000 --nonblocking"
+    [n1k1]="  same, --nonblocking"
     [burn]="control: hsspy's CPU, no stops"
     [alone1]="alone, on CPU 0 only"
     [h1001]="hsspy -F 100 on CPU 1"
@@ -162,12 +170,13 @@ run_cfg() { # CONFIG: one timed run; its time appended to $tmp/CONFIG.ms
     case $c in
     alone) ms=$("$BENCH" "${ARGS[@]}" | elapsed) ;;
     alone1) ms=$(BENCH_CPU=0 "$BENCH" "${ARGS[@]}" | elapsed) ;;
-    h100 | h1k | h1kr | h1001 | h1k1)
+    h100 | h1k | h1kr | h1001 | h1k1 | n100 | n1k | n1k1)
         local hz=1000 opt=() pin=()
-        [ "$c" = h100 ] || [ "$c" = h1001 ] && hz=100
+        [ "$c" = h100 ] || [ "$c" = h1001 ] || [ "$c" = n100 ] && hz=100
         [ "$c" = h1kr ] && opt=(--realtime)
+        [ "${c:0:1}" = n ] && opt=(--nonblocking)
         # (the program pins itself to CPU 0 as it starts: bench_c.c)
-        [ "$c" = h1k1 ] || [ "$c" = h1001 ] && pin=(env BENCH_CPU=0 taskset -c 1)
+        [ "$c" = h1k1 ] || [ "$c" = h1001 ] || [ "$c" = n1k1 ] && pin=(env BENCH_CPU=0 taskset -c 1)
         ms=$("${pin[@]}" "$HSSPY" record -q "${opt[@]}" -F $hz -f report -o "$tmp/rep" -- "$BENCH" "${ARGS[@]}" | elapsed)
         cat "$tmp/rep" >>"$tmp/$c.reports"
         ;;
@@ -232,6 +241,10 @@ hsspy_figures() { # CONFIG -> sets F_* from that config's reports
     F_READS=$(field "$f" 's/.*memory read in \([0-9.]*\) process_vm_readv calls per stop.*/\1/p')
     F_RINGS=$(sed -n 's/.*records (perf events) for \(all \)*\([0-9]*\) threads.*/\2/p' "$f" | median)
     F_BUSY=$(sed -n 's/.*; \([0-9]*\) of them switched more than once a tick.*/\1/p' "$f" | median)
+    F_ERRORS=$(sed -n 's/^ *errors: *\([0-9]*\).*/\1/p' "$f" | median)
+    F_PS=$(sed -n 's/.*not stopped: \([0-9]*\) samples.*/\1/p' "$f" | median)
+    F_STALE=$(sed -n 's/.*, \([0-9]*\) repeated (no new perf sample.*/\1/p' "$f" | median)
+    F_STOPS=$(sed -n 's/.*; \([0-9]*\) stops in all.*/\1/p' "$f" | median)
 }
 
 # --- 3. scale: many idle threads; a long recording, then reports of raw files -----
@@ -315,14 +328,14 @@ for c in $CONFIGS; do
         printf '   with a CPU to spare: the program on CPU 0 only, hsspy on CPU 1 (ratios to the first row below)\n'
         a=$(median <"$tmp/alone1.ms")
     fi
-    [ "$c" = alone1 ] || [ "$c" = h1k1 ] || [ "$c" = h1001 ] && base=alone1
+    [ "$c" = alone1 ] || [ "$c" = h1k1 ] || [ "$c" = h1001 ] || [ "$c" = n1k1 ] && base=alone1
     m=$(median <"$tmp/$c.ms")
     ratio=$(calc "$m / $a")
     paired=$(paste "$tmp/$c.ms" "$tmp/$base.ms" | awk '{ print $1 / $2 }' | median)
     goal=""
     case $c in
-    h100 | h1001) goal="<= 1.01: $(met_both "$ratio" "$paired" 1.01)" ;;
-    h1k | h1k1) goal="<= 1.05: $(met_both "$ratio" "$paired" 1.05)" ;;
+    h100 | h1001 | n100) goal="<= 1.01: $(met_both "$ratio" "$paired" 1.01)" ;;
+    h1k | h1k1 | n1k | n1k1) goal="<= 1.05: $(met_both "$ratio" "$paired" 1.05)" ;;
     burn) goal="($(median <"$tmp/burn.us") us of CPU per ms)" ;;
     esac
     printf '   %-32s %9.0f ms %-15s %7.3f %7.3f  %s\n' "${LABEL[$c]}" "$m" "($(range <"$tmp/$c.ms"))" \
@@ -354,8 +367,16 @@ for c in $figs; do
         "${F_READS:-?}"
     printf '              context-switch records on %s threads, %s of them closed for a while\n' \
         "${F_RINGS:-no}" "${F_BUSY:-0}"
-    printf '              (switching more than once a tick)\n'
+    printf '              (switching more than once a tick); walk errors %s\n' "${F_ERRORS:-0}"
 done
+hsspy_figures n1k
+printf '   at 1000 Hz, --nonblocking: %s samples of %s threads, %s from perf samples (their\n' \
+    "$F_SAMPLES" "$F_THREADS" "${F_PS:-0}"
+printf '              Haskell stacks read while they ran on), %s repeated for want of a new one,\n' \
+    "${F_STALE:-0}"
+printf '              %s stops in all; walk errors %s (%s%% of samples); rate %s Hz, missed\n' \
+    "${F_STOPS:-?}" "${F_ERRORS:-0}" "$(printf '%.2f' "$(calc "100 * ${F_ERRORS:-0} / $F_SAMPLES")")" "$F_RATE"
+printf '              ticks %.2f%%; hsspy %s%% of one CPU, %s us per tick\n' "$F_MISSED" "$F_CPU" "$F_TICK"
 
 printf '\n3. scale\n'
 printf '   hsspy per tick on 200 idle threads and a busy one: %s us at 100 Hz, %s us at 1 kHz,\n' \
