@@ -255,3 +255,57 @@ hs_record() {
     wait "$HS_PID" 2>/dev/null
     return $rc
 }
+
+# ---------------------------------------------------------------------------
+# The calibrated workload (tests/workloads/hs/calib.hs), profiled with
+# -F 499 --threads into a folded file: its main thread's tag shares against
+# the workload's own measurement, and its FFI samples' callers.
+#
+#   calib_checks CASE TRUTH FOLDED   CASE-enough-samples, CASE-haskell-share,
+#                                    CASE-unsafe-ffi-share, CASE-safe-ffi-share
+#                                    (each within 3 points), CASE-ffi-haskell-caller,
+#                                    CASE-safe-sleep-not-idle
+# ---------------------------------------------------------------------------
+within() { # NAME MEASURED TRUTH
+    local d
+    d=$(echo "($2 - $3) * 100" | bc -l | tr -d -)
+    if [ "$(echo "$d <= 3" | bc -l)" = 1 ]; then
+        pass "$1"
+    else
+        fail "$1" "hsspy says $2, the program measured $3 (off by $d points)"
+    fi
+}
+
+calib_checks() {
+    local c=$1 truth=$2 folded=$3 t_unsafe t_haskell t_safe main_tid total
+    read -r _ _ t_unsafe _ t_haskell _ t_safe <"$truth"
+    if [ -z "${t_safe:-}" ]; then
+        fail "$c-truth" "calib printed no measurement: $(head -c 300 "$truth")"
+        return
+    fi
+    main_tid=$(sed -n 's/^tid \([0-9]*\) (calib);.*/\1/p' "$folded" | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+    grep "^tid $main_tid " "$folded" >"$T/main.folded"
+    total=$(total_count "$T/main.folded")
+    share() { echo "scale=4; $(count_matching "$T/main.folded" "^tid $main_tid \\(calib\\);\\[$1\\];") / $total" | bc; }
+    if [ "${total:-0}" -lt 1000 ]; then
+        fail "$c-enough-samples" "only $total samples of the main thread"
+        return
+    fi
+    pass "$c-enough-samples"
+    within "$c-haskell-share" "$(share haskell)" "$t_haskell"
+    within "$c-unsafe-ffi-share" "$(share unsafe-ffi)" "$t_unsafe"
+    within "$c-safe-ffi-share" "$(share safe-ffi)" "$t_safe"
+
+    # FFI samples: the frame right above the first C frame is the Haskell
+    # code that made the call.
+    local ffi with_caller
+    ffi=$(count_matching "$T/main.folded" ';\[(unsafe|safe)-ffi\];')
+    with_caller=$(count_matching "$T/main.folded" ';\[(unsafe|safe)-ffi\];.*;Main\.[^;]*;calib_(busy|sleep)(;| )')
+    if [ "$ffi" -gt 0 ] && [ $((100 * with_caller)) -ge $((90 * ffi)) ]; then
+        pass "$c-ffi-haskell-caller"
+    else
+        fail "$c-ffi-haskell-caller" "$with_caller of $ffi FFI samples have a Main.* frame right above calib_busy/calib_sleep"
+    fi
+    check "$c-safe-sleep-not-idle" "the safe sleep was dropped as idle" \
+        has_line "$T/main.folded" '\[safe-ffi\];.*calib_sleep;.*nanosleep'
+}

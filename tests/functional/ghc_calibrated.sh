@@ -6,16 +6,6 @@
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
-within() { # NAME MEASURED TRUTH
-    local d
-    d=$(echo "($2 - $3) * 100" | bc -l | tr -d -)
-    if [ "$(echo "$d <= 3" | bc -l)" = 1 ]; then
-        pass "$1"
-    else
-        fail "$1" "hsspy says $2, the program measured $3 (off by $d points)"
-    fi
-}
-
 calibrated() { # SUITE CASE-PREFIX
     local suite=$1 c=$2 prog
     prog=$(hs_build "$suite" calib calib.hs calib_c.c -- -O2 -threaded -rtsopts) ||
@@ -23,37 +13,7 @@ calibrated() { # SUITE CASE-PREFIX
 
     hs_record "$suite" "$T/truth" "$T/err" -q -F 499 --threads -o "$T/calib.folded" -- "$prog" 5
     check_status "$c-record-ok" $? "$T/err"
-    local t_unsafe t_haskell t_safe main_tid total
-    read -r _ _ t_unsafe _ t_haskell _ t_safe <"$T/truth"
-    if [ -z "${t_safe:-}" ]; then
-        fail "$c-truth" "calib printed no measurement: $(head -c 300 "$T/truth")"
-        return
-    fi
-    main_tid=$(sed -n 's/^tid \([0-9]*\) (calib);.*/\1/p' "$T/calib.folded" | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
-    grep "^tid $main_tid " "$T/calib.folded" >"$T/main.folded"
-    total=$(total_count "$T/main.folded")
-    share() { echo "scale=4; $(count_matching "$T/main.folded" "^tid $main_tid \\(calib\\);\\[$1\\];") / $total" | bc; }
-    if [ "${total:-0}" -lt 1000 ]; then
-        fail "$c-enough-samples" "only $total samples of the main thread"
-        return
-    fi
-    pass "$c-enough-samples"
-    within "$c-haskell-share" "$(share haskell)" "$t_haskell"
-    within "$c-unsafe-ffi-share" "$(share unsafe-ffi)" "$t_unsafe"
-    within "$c-safe-ffi-share" "$(share safe-ffi)" "$t_safe"
-
-    # FFI samples: the frame right above the first C frame is the Haskell
-    # code that made the call.
-    local ffi with_caller
-    ffi=$(count_matching "$T/main.folded" ';\[(unsafe|safe)-ffi\];')
-    with_caller=$(count_matching "$T/main.folded" ';\[(unsafe|safe)-ffi\];.*;Main\.[^;]*;calib_(busy|sleep)(;| )')
-    if [ "$ffi" -gt 0 ] && [ $((100 * with_caller)) -ge $((90 * ffi)) ]; then
-        pass "$c-ffi-haskell-caller"
-    else
-        fail "$c-ffi-haskell-caller" "$with_caller of $ffi FFI samples have a Main.* frame right above calib_busy/calib_sleep"
-    fi
-    check "$c-safe-sleep-not-idle" "the safe sleep was dropped as idle" \
-        has_line "$T/main.folded" '\[safe-ffi\];.*calib_sleep;.*nanosleep'
+    calib_checks "$c" "$T/truth" "$T/calib.folded"
 
     # The report names the RTS's threads and leaves their waits out as idle.
     # Recorded once they wait: a thread sampled in the instant the RTS
