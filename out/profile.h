@@ -144,6 +144,7 @@ struct profile {
      * were stopped): ps_samples samples from those, ps_stale repeated for
      * want of a new one, ps_lost dropped by the kernel (ring full). */
     bool nonblocking;
+    bool ps_inherited; /* ... by the events a launched command inherited */
     uint64_t ps_threads, ps_refused, ps_samples, ps_stale, ps_lost;
     uint32_t ps_errno;
     uint64_t restarted;    /* calls a stop broke with EINTR, restarted by hsspy */

@@ -84,8 +84,11 @@ static void header(const struct profile *p, FILE *f)
                     p->ps_stale);
         if (p->ps_lost)
             fprintf(f, ", %" PRIu64 " dropped by the kernel", p->ps_lost);
-        if (p->ps_threads)
-            fprintf(f, "; %" PRIu64 " threads had a perf event", p->ps_threads);
+        if (p->ps_inherited)
+            fprintf(f, "; every thread by the events the command inherited (one per CPU, which "
+                       "also told whether it ran)");
+        else if (p->ps_threads)
+            fprintf(f, "; %" PRIu64 " threads had a perf event of their own", p->ps_threads);
         if (p->ps_refused)
             fprintf(f, "; %" PRIu64 " could not (%s) and were stopped", p->ps_refused,
                     strerror((int)p->ps_errno));

@@ -196,7 +196,7 @@ struct thread_capture *capture__sampled(struct capture *c, pid_t pid, const stru
         uint8_t *buf = memimg__add(&c->img, hit->regs.rsp, hit->stack_len);
         if (!buf)
             return tc; /* the image is full: a partial capture, as a stop's */
-        psample__copy_stack(&th->ps, hit, buf);
+        psample__copy_stack(hit, buf);
         tc->stack_len = hit->stack_len;
     }
     read_stack(c, pid, th, tc, guess, ctx, true);

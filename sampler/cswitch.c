@@ -2,27 +2,15 @@
 #define _GNU_SOURCE
 #include "sampler/cswitch.h"
 
-#include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+
+#include "sampler/perfring.h"
 
 /* One data page: 512 records of 8 bytes, read every tick. A thread that
  * switches more often than that between two ticks loses records, which
  * the reader sees and treats as "it ran, where to is unknown". */
 #define DATA_PAGES 1
-
-static size_t page_size(void)
-{
-    static size_t ps;
-    if (!ps) {
-        long v = sysconf(_SC_PAGESIZE);
-        ps = v > 0 ? (size_t)v : 4096;
-    }
-    return ps;
-}
 
 int cswitch__open(struct cswitch *c, pid_t tid)
 {
@@ -37,30 +25,10 @@ int cswitch__open(struct cswitch *c, pid_t tid)
     /* Nothing of the kernel's is asked for: allowed up to paranoid 2. */
     a.exclude_kernel = 1;
     a.exclude_hv = 1;
-    int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    void *ring = mmap(NULL, (1 + DATA_PAGES) * page_size(), PROT_READ | PROT_WRITE, MAP_SHARED,
-                      fd, 0);
-    if (ring == MAP_FAILED) {
-        int e = errno;
-        close(fd);
-        return -e;
-    }
-    c->fd = fd;
-    c->ring = ring;
-    return 0;
+    return perfring__open(&a, tid, -1, DATA_PAGES, &c->fd, &c->ring);
 }
 
-void cswitch__close(struct cswitch *c)
-{
-    if (c->ring)
-        munmap(c->ring, (1 + DATA_PAGES) * page_size());
-    if (c->fd >= 0)
-        close(c->fd);
-    c->ring = NULL;
-    c->fd = -1;
-}
+void cswitch__close(struct cswitch *c) { perfring__close(&c->fd, &c->ring, DATA_PAGES); }
 
 /* Records of interest are 8 bytes (a bare header: no sample_id_all), so
  * a header never straddles the end of the ring; longer ones (LOST) may,
@@ -110,9 +78,9 @@ bool cswitch__update(struct cswitch *c)
         return false;
     struct perf_event_mmap_page *pg = c->ring;
     uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-    uint64_t off = pg->data_offset ? pg->data_offset : page_size();
-    uint64_t size = pg->data_size ? pg->data_size : DATA_PAGES * page_size();
-    if (!size || size & (size - 1) || off + size > (1 + DATA_PAGES) * page_size()) {
+    uint64_t off = pg->data_offset ? pg->data_offset : perfring__page_size();
+    uint64_t size = pg->data_size ? pg->data_size : DATA_PAGES * perfring__page_size();
+    if (!size || size & (size - 1) || off + size > (1 + DATA_PAGES) * perfring__page_size()) {
         cswitch__close(c); /* not a ring this code knows */
         return false;
     }

@@ -3,13 +3,14 @@
 #define _GNU_SOURCE
 #include "sampler/psample.h"
 
-#include <errno.h>
 #include <linux/perf_event.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "sampler/perfring.h"
 
 /* The registers asked for, in the order the kernel writes them (bit order
  * of enum perf_event_x86_regs): ax bx cx dx si di bp sp ip flags (0-9),
@@ -17,59 +18,77 @@
 #define REGS_MASK (0x3ffull | (0xffull << 16))
 #define NREGS 18
 
-static size_t page_size(void)
+static void attr(struct perf_event_attr *a, uint64_t period_ns)
 {
-    static size_t ps;
-    if (!ps) {
-        long v = sysconf(_SC_PAGESIZE);
-        ps = v > 0 ? (size_t)v : 4096;
-    }
-    return ps;
+    memset(a, 0, sizeof *a);
+    a->size = sizeof *a;
+    a->type = PERF_TYPE_SOFTWARE;
+    a->config = PERF_COUNT_SW_TASK_CLOCK;
+    a->sample_period = period_ns ? period_ns : 1;
+    a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER |
+                     PERF_SAMPLE_STACK_USER;
+    a->sample_regs_user = REGS_MASK;
+    a->sample_stack_user = PSAMPLE_STACK;
+    a->use_clockid = 1;
+    a->clockid = CLOCK_MONOTONIC;
+    a->exclude_kernel = 1; /* allowed up to perf_event_paranoid 2 */
+    a->exclude_hv = 1;
 }
-
-static size_t map_len(void) { return (1 + PSAMPLE_PAGES) * page_size(); }
 
 int psample__open(struct psample *p, pid_t tid, uint64_t period_ns)
 {
     struct perf_event_attr a;
     memset(p, 0, sizeof *p);
     p->fd = -1;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.sample_period = period_ns ? period_ns : 1;
-    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER |
-                    PERF_SAMPLE_STACK_USER;
-    a.sample_regs_user = REGS_MASK;
-    a.sample_stack_user = PSAMPLE_STACK;
-    a.use_clockid = 1;
-    a.clockid = CLOCK_MONOTONIC;
-    a.exclude_kernel = 1; /* allowed up to perf_event_paranoid 2 */
-    a.exclude_hv = 1;
-    int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    void *ring = mmap(NULL, map_len(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (ring == MAP_FAILED) {
-        int e = errno;
-        close(fd);
-        return -e;
+    p->pages = PSAMPLE_PAGES;
+    attr(&a, period_ns);
+    return perfring__open(&a, tid, -1, p->pages, &p->fd, &p->ring);
+}
+
+int psample_set__open(struct psample_set *s, pid_t pid, uint64_t period_ns)
+{
+    struct perf_event_attr a;
+    long n = sysconf(_SC_NPROCESSORS_CONF);
+    memset(s, 0, sizeof *s);
+    if (n < 1 || n > 4096)
+        return -EINVAL;
+    s->cpu = calloc((size_t)n, sizeof *s->cpu);
+    if (!s->cpu)
+        return -ENOMEM;
+    s->n = (int)n;
+    attr(&a, period_ns);
+    a.inherit = 1;
+    a.context_switch = 1; /* whether each thread ran, as cswitch.c */
+    a.sample_id_all = 1;  /* ... and which thread a switch is of */
+    a.disabled = 1;
+    a.enable_on_exec = 1;
+    int opened = 0, err = 0;
+    for (int i = 0; i < s->n; i++) {
+        struct psample *p = &s->cpu[i];
+        p->fd = -1;
+        p->pages = PSAMPLE_SET_PAGES;
+        int e = perfring__open(&a, pid, i, p->pages, &p->fd, &p->ring);
+        if (e == 0)
+            opened++;
+        else if (e != -ENODEV && e != -EINVAL) /* (an offline CPU) */
+            err = e;
     }
-    p->fd = fd;
-    p->ring = ring;
+    if (err || !opened) {
+        psample_set__close(s);
+        return err ? err : -ENODEV;
+    }
     return 0;
 }
 
-void psample__close(struct psample *p)
+void psample_set__close(struct psample_set *s)
 {
-    if (p->ring)
-        munmap(p->ring, map_len());
-    if (p->fd >= 0)
-        close(p->fd);
-    p->ring = NULL;
-    p->fd = -1;
+    for (int i = 0; i < s->n; i++)
+        psample__close(&s->cpu[i]);
+    free(s->cpu);
+    memset(s, 0, sizeof *s);
 }
+
+void psample__close(struct psample *p) { perfring__close(&p->fd, &p->ring, p->pages); }
 
 void psample__ring_copy(const uint8_t *data, uint64_t size, uint64_t pos, void *dst, size_t len)
 {
@@ -96,6 +115,7 @@ static bool parse(const uint8_t *data, uint64_t size, uint64_t pos, uint64_t len
     uint64_t end = pos + len, at = pos + sizeof(struct perf_event_header);
     if (len < sizeof(struct perf_event_header) + 8 + 8 + 8)
         return false;
+    hit->src = out->src;
     at += 8; /* pid, tid */
     hit->t_ns = word(data, size, at);
     at += 8;
@@ -141,11 +161,11 @@ static bool parse(const uint8_t *data, uint64_t size, uint64_t pos, uint64_t len
     return true;
 }
 
-int psample__scan(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t head,
-                  struct psample_hit *hit, unsigned long *samples, unsigned long *lost)
+/* The records from *tail to head, each to fn. */
+static void each(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t head,
+                 const struct psample *src, bool sample_id, psample_fn fn, void *ctx)
 {
     uint64_t t = *tail;
-    int found = 0;
     if (head < t || head - t > size)
         t = head > size ? head - size : 0; /* not a ring we follow: the newest records */
     while (t < head) {
@@ -153,25 +173,65 @@ int psample__scan(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t h
         psample__ring_copy(data, size, t, &h, sizeof h);
         if (h.size < sizeof h || h.size % 8 || h.size > head - t)
             break;
+        struct psample_rec r = {.type = h.type, .misc = h.misc, .hit.src = src};
         if (h.type == PERF_RECORD_SAMPLE) {
-            (*samples)++;
-            if (parse(data, size, t, h.size, hit))
-                found = 1;
+            r.tid = (pid_t)(word(data, size, t + sizeof h) >> 32);
+            if (!parse(data, size, t, h.size, &r.hit))
+                r.type = 0; /* counted, not used */
+            fn(ctx, &r);
+        } else if (h.type == PERF_RECORD_SWITCH && sample_id && h.size >= sizeof h + 8) {
+            r.tid = (pid_t)(word(data, size, t + sizeof h) >> 32);
+            fn(ctx, &r);
         } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
-            *lost += word(data, size, t + sizeof h + 8);
+            r.lost = word(data, size, t + sizeof h + 8);
+            fn(ctx, &r);
         }
         t += h.size;
     }
     *tail = head;
-    return found;
+}
+
+void psample__each(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t head,
+                   const struct psample *src, psample_fn fn, void *ctx)
+{
+    each(data, size, tail, head, src, true, fn, ctx);
+}
+
+/* psample__scan's fold: the newest well-formed sample, and the counts. */
+struct newest {
+    struct psample_hit *hit;
+    int found;
+    unsigned long *samples, *lost;
+};
+
+static void keep_newest(void *arg, const struct psample_rec *r)
+{
+    struct newest *n = arg;
+    if (r->type == PERF_RECORD_LOST) {
+        *n->lost += r->lost;
+        return;
+    }
+    (*n->samples)++; /* (a sample, well-formed or not: type 0) */
+    if (r->type == PERF_RECORD_SAMPLE) {
+        *n->hit = r->hit;
+        n->found = 1;
+    }
+}
+
+int psample__scan(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t head,
+                  struct psample_hit *hit, unsigned long *samples, unsigned long *lost)
+{
+    struct newest n = {hit, 0, samples, lost};
+    each(data, size, tail, head, hit->src, false, keep_newest, &n);
+    return n.found;
 }
 
 static const uint8_t *data_of(const struct psample *p, uint64_t *size)
 {
     const struct perf_event_mmap_page *pg = p->ring;
-    uint64_t off = pg->data_offset ? pg->data_offset : page_size();
-    uint64_t sz = pg->data_size ? pg->data_size : PSAMPLE_PAGES * page_size();
-    if (!sz || sz & (sz - 1) || off + sz > map_len())
+    uint64_t off = pg->data_offset ? pg->data_offset : perfring__page_size();
+    uint64_t sz = pg->data_size ? pg->data_size : p->pages * perfring__page_size();
+    if (!sz || sz & (sz - 1) || off + sz > (1 + p->pages) * perfring__page_size())
         return NULL;
     *size = sz;
     return (const uint8_t *)p->ring + off;
@@ -185,13 +245,34 @@ int psample__newest(struct psample *p, struct psample_hit *hit)
         return -1;
     struct perf_event_mmap_page *pg = p->ring;
     uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+    hit->src = p;
     return psample__scan(data, size, &p->tail, head, hit, &p->samples, &p->lost);
 }
 
-void psample__copy_stack(const struct psample *p, const struct psample_hit *hit, void *dst)
+void psample_set__read(struct psample_set *s, psample_fn fn, void *ctx)
+{
+    for (int i = 0; i < s->n; i++) {
+        struct psample *p = &s->cpu[i];
+        uint64_t size;
+        const uint8_t *data;
+        if (p->fd < 0 || !(data = data_of(p, &size)))
+            continue;
+        struct perf_event_mmap_page *pg = p->ring;
+        uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+        each(data, size, &p->tail, head, p, true, fn, ctx);
+    }
+}
+
+void psample_set__release(struct psample_set *s)
+{
+    for (int i = 0; i < s->n; i++)
+        psample__release(&s->cpu[i]);
+}
+
+void psample__copy_stack(const struct psample_hit *hit, void *dst)
 {
     uint64_t size;
-    const uint8_t *data = data_of(p, &size);
+    const uint8_t *data = hit->src ? data_of(hit->src, &size) : NULL;
     if (data && hit->stack_len <= size)
         psample__ring_copy(data, size, hit->stack_pos, dst, hit->stack_len);
 }

@@ -64,6 +64,10 @@ struct recorder {
     uint64_t t0_ns;
     bool progress; /* show progress on stderr (a terminal, output to a file) */
     unsigned saved; /* captures written by --save-captures */
+    /* --nonblocking -- CMD: the events the command inherits (psample.h),
+     * opened before its exec; pss_err why not (0: opened). */
+    struct psample_set pss;
+    int pss_err;
 };
 
 /* xorshift: jitter needs no quality, only independence from the target. */
@@ -74,6 +78,21 @@ static double jitter(void)
     rng_state ^= rng_state >> 7;
     rng_state ^= rng_state << 17;
     return (double)(rng_state >> 11) / (double)(1ull << 53); /* [0,1) */
+}
+
+static uint64_t sample_period_ns(const struct record_opts *o)
+{
+    return o->nonblocking && !o->snapshot ? (uint64_t)(1e9 / o->rate_hz) : 0;
+}
+
+/* Before a launched command's exec, with --nonblocking: its inherited
+ * sampling events. If they cannot be opened, each thread gets its own. */
+static void open_inherited(void *arg, pid_t pid)
+{
+    struct recorder *r = arg;
+    r->pss_err = -ENOSYS;
+    if (sample_period_ns(r->o))
+        r->pss_err = psample_set__open(&r->pss, pid, sample_period_ns(r->o));
 }
 
 /* The profile's thread for a traced thread (th, if still known, keeps it
@@ -339,7 +358,7 @@ static int capture_blocked(struct recorder *r)
                 tracee__soft_refuse(th, th->soft_pc);
             capture__drop_last(&r->cap, mark);
             r->t.st.soft_refused++;
-            if (th->ps.fd >= 0 && th->fs_base) {
+            if (tracee__sampler(&r->t, th) && th->fs_base) {
                 th->stale = true; /* --nonblocking: no stop */
                 continue;
             }
@@ -396,6 +415,8 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
     asked += capture_blocked(r);
     if (r->t.sample_period_ns)
         capture_sampled(r);
+    if (r->t.pss)
+        psample_set__release(r->t.pss); /* (the stacks are copied) */
     /* A thread that has not stopped by the deadline (waiting for a CPU, or
      * in an uninterruptible sleep) is captured whenever it does stop. */
     if (asked > 0)
@@ -802,15 +823,16 @@ int record__run(const struct record_opts *o)
     signal(SIGPIPE, SIG_IGN);
 
     if (o->argv) {
-        if (launch__start(o->argv, &r.t, &pid) < 0)
+        if (launch__start(o->argv, &r.t, &pid, open_inherited, &r) < 0)
             goto done_signals;
         r.p.launched = true;
     } else if (tracee__attach(&r.t, pid) < 0) {
         goto done_signals;
     }
     r.t.switch_records = !o->no_perf_events && !o->snapshot;
-    if (o->nonblocking && !o->snapshot)
-        r.t.sample_period_ns = (uint64_t)(1e9 / o->rate_hz);
+    r.t.sample_period_ns = sample_period_ns(o);
+    if (o->argv && r.pss_err == 0)
+        r.t.pss = &r.pss;
     r.p.pid = pid;
     r.p.rate_hz = o->rate_hz;
     proc__cmdline(pid, r.p.cmdline, sizeof r.p.cmdline);
@@ -894,6 +916,9 @@ int record__run(const struct record_opts *o)
     finish_threads(&r);
     tracee__detach(&r.t, 1000);
     walk_captures(&r); /* stops that came in after the last tick */
+    r.p.ps_inherited = r.t.pss != NULL;
+    r.t.pss = NULL;
+    psample_set__close(&r.pss); /* the program samples no more for us */
     r.p.lost_threads = r.t.st.lost;
     r.p.soft = r.t.st.soft_samples;
     r.p.soft_breaking = r.t.st.soft_breaking;
@@ -969,6 +994,7 @@ done:
     if (r.ms.pid)
         modset__free(&r.ms);
     tracee__free(&r.t);
+    psample_set__close(&r.pss);
     capture__free(&r.cap);
     profile__free(&r.p);
     free(r.last);

@@ -4,6 +4,7 @@
 #include "sampler/tracee.h"
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,11 @@ static void close_fds(struct tthread *th)
  * /proc's schedstat (time run, times scheduled in). 0 or -1. */
 static int counters(struct tracee *t, struct tthread *th, uint64_t *run_ns, uint64_t *slices)
 {
+    if (t->pss) { /* its records come with the others' (see shared_records) */
+        *run_ns = UINT64_MAX;
+        *slices = th->cs.ins;
+        return 0;
+    }
     unsigned long losses = th->cs.losses;
     if (cswitch__update(&th->cs)) {
         t->st.cs_losses += th->cs.losses - losses;
@@ -187,6 +193,44 @@ static void open_ring(struct tracee *t, struct tthread *th)
         if (!t->st.cs_refused)
             t->st.cs_errno = -err;
         t->st.cs_refused++;
+    }
+}
+
+/* Whether a thread is sampled by perf events (--nonblocking). */
+static bool has_sampler(const struct tracee *t, const struct tthread *th)
+{
+    return t->pss || th->ps.fd >= 0;
+}
+
+/* One record of t->pss, to its thread: the newest sample of each thread,
+ * and its context switches (what cswitch__fold makes of its own ring). */
+static void shared_record(void *arg, const struct psample_rec *r)
+{
+    struct tracee *t = arg;
+    if (r->type == PERF_RECORD_LOST) {
+        /* Whose records were lost is unknown: each thread may have run. */
+        for (size_t i = 0; i < t->n; i++) {
+            t->th[i].cs.ins++;
+            t->th[i].cs.where = CS_UNKNOWN;
+        }
+        t->st.ps_lost += r->lost;
+        t->st.cs_losses++;
+        return;
+    }
+    struct tthread *th = find(t, r->tid);
+    if (!th)
+        return;
+    if (r->type == PERF_RECORD_SAMPLE) {
+        if (!th->hit_new || r->hit.t_ns >= th->hit.t_ns)
+            th->hit = r->hit;
+        th->hit_new = true;
+    } else if (r->type == PERF_RECORD_SWITCH) {
+        if (!(r->misc & PERF_RECORD_MISC_SWITCH_OUT)) {
+            th->cs.ins++;
+            th->cs.where = CS_ON_CPU;
+        } else {
+            th->cs.where = r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT ? CS_PREEMPTED : CS_ASLEEP;
+        }
     }
 }
 
@@ -571,6 +615,11 @@ bool tracee__soft_held_still(struct tracee *t, struct tthread *th)
     return true;
 }
 
+bool tracee__sampler(const struct tracee *t, const struct tthread *th)
+{
+    return has_sampler(t, th);
+}
+
 bool tracee__interrupt_late(struct tracee *t, struct tthread *th)
 {
     th->soft = false;
@@ -604,6 +653,11 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
     /* Everything slow first, so the interrupts go out together and no
      * thread waits stopped while we read /proc for the others. */
     t->runnable = 0;
+    if (t->pss) {
+        for (size_t i = 0; i < t->n; i++)
+            t->th[i].hit_new = false;
+        psample_set__read(t->pss, shared_record, t);
+    }
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
         th->unchanged = false;
@@ -614,20 +668,22 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
             th->owed++;
         if (th->run != TT_RUNNING || th->want)
             continue;
-        if (t->switch_records && !th->cs_tried)
+        if (t->switch_records && !th->cs_tried && !t->pss)
             open_ring(t, th);
-        if (t->sample_period_ns && !th->ps_tried)
+        if (t->sample_period_ns && !th->ps_tried && !t->pss)
             open_sampler(t, th);
         /* A perf sample since the last tick: it ran (whatever its
          * counters say: a thread that stays on its CPU does not switch),
          * and if it still runs, that sample is its capture. */
         bool hit = false;
-        if (th->ps.fd >= 0 && th->fs_base) {
+        if (t->pss) {
+            hit = th->hit_new && th->fs_base;
+        } else if (th->ps.fd >= 0 && th->fs_base) {
             unsigned long lost = th->ps.lost;
             hit = psample__newest(&th->ps, &th->hit) == 1;
             t->st.ps_lost += th->ps.lost - lost;
-            th->sampled = hit; /* until it turns out blocked */
         }
+        th->sampled = hit; /* until it turns out blocked */
         /* A thread that has not run since its last sample keeps its state
          * and its stack: its ring, or one cheap schedstat read, decides.
          * That includes a runnable thread (state R) that has been waiting
@@ -639,9 +695,9 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
          * must not have run since, see tracee__soft_held_still.) */
         uint64_t run = 0, slices = 0;
         bool counted = false;
-        if ((skip_unchanged && th->has_base) || t->sample_blocked || th->cs.fd >= 0)
+        if ((skip_unchanged && th->has_base) || t->sample_blocked || th->cs.fd >= 0 || t->pss)
             counted = counters(t, th, &run, &slices) == 0;
-        if (counted && t->switch_records)
+        if (counted && t->switch_records && !t->pss)
             switch_rate(t, th, slices);
         if (counted && skip_unchanged && th->has_base && !hit && run == th->base_run_ns &&
             slices == th->base_slices) {
@@ -655,9 +711,10 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         /* (On a CPU or waiting for one, says its ring: running, no
          * need to ask /proc.) */
         long nr = -1;
-        int how = th->cs.fd >= 0 && (th->cs.where == CS_ON_CPU || th->cs.where == CS_PREEMPTED)
-                      ? PROC_RUNNING
-                      : proc__syscall_fd(th->sys_fd, &nr, &th->soft_sp, &th->soft_pc);
+        bool on_cpu = (th->cs.fd >= 0 || t->pss) &&
+                      (th->cs.where == CS_ON_CPU || th->cs.where == CS_PREEMPTED);
+        int how = on_cpu ? PROC_RUNNING
+                         : proc__syscall_fd(th->sys_fd, &nr, &th->soft_sp, &th->soft_pc);
         if (how == PROC_RUNNING)
             th->state = 'R';
         else if (how == PROC_BLOCKED && nr >= 0)
@@ -695,7 +752,7 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
             psample__release(&th->ps); /* (the records read go back to the kernel) */
         if (th->run != TT_RUNNING || th->unchanged || th->soft || th->sampled || th->want)
             continue;
-        if (th->ps.fd >= 0 && th->fs_base) {
+        if (has_sampler(t, th) && th->fs_base) {
             th->stale = true; /* --nonblocking: no stop, and no new sample */
             continue;
         }

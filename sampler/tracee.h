@@ -60,6 +60,7 @@ struct tthread {
      * or in the kernel): `stale`, its last sample repeated, not stopped. */
     bool sampled, stale;
     struct psample_hit hit;
+    bool hit_new; /* t->pss: hit is a sample of this tick's records */
     bool fd_short;    /* some of its kept files were not opened: see tracee__fd_limit */
     bool cs_tried;    /* opened, or refused (not tried again) */
     bool cs_busy;     /* closed for switching too often: reopened once quiet */
@@ -178,6 +179,10 @@ struct tracee {
      * `sampled` instead of stopping it, once its thread pointer is known
      * (0: stop running threads). */
     uint64_t sample_period_ns;
+    /* ... and for a launched command, the events it inherited (psample.h:
+     * one per CPU, samples and context-switch records of every thread; set
+     * by the caller): no event of its own on any thread then. */
+    struct psample_set *pss;
     struct tracee_stats st;
 };
 
@@ -227,6 +232,10 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged);
  * so that they and the memory read since are of one instant; its sample
  * then settles on those counters. */
 bool tracee__soft_held_still(struct tracee *t, struct tthread *th);
+
+/* Whether th is sampled by perf events (--nonblocking): its own, or the
+ * ones a launched command inherited. */
+bool tracee__sampler(const struct tracee *t, const struct tthread *th);
 
 /* A thread marked soft whose capture cannot be used: PTRACE_INTERRUPT it
  * now, to be captured when it stops like the others. Returns true if the

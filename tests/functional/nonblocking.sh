@@ -1,7 +1,8 @@
 # nonblocking - --nonblocking: running threads are sampled by the kernel
-# (a perf event each) and stopped only at their first tick, and the profile
-# still holds: a C program's call chains whole (its C stacks copied by the
-# kernel at the sample), and for a GHC program, for every GHC version this
+# (perf events a launched command inherits, or one per thread attached to)
+# and stopped only at their first tick, and the profile still holds: a C
+# program's call chains whole, launched or attached to (its C stacks copied
+# by the kernel at the sample), and for a GHC program, for every GHC version this
 # machine has, the tag shares within 3 points of the workload's own
 # measurement (as ghc_calibrated asks of stops), FFI samples under their
 # Haskell caller, the safe sleep not idle. Skipped where perf events are
@@ -40,22 +41,33 @@ check "c-chains" "main chain $main, worker chain $worker of $total samples: $(so
 check_status "c-report-exit-status" $? "$T/c.err"
 stops_few "c-not-stopped" "$T/c.report"
 check "c-no-errors" "$(grep '^ *errors:' "$T/c.report")" grep -Eq '^ *errors: +0$' "$T/c.report"
+# A launched command's threads share the events it inherited (one per
+# CPU); a process attached to gets an event per thread.
+check "c-launched-inherited" "$(grep '^ *nonblocking:' "$T/c.report")" \
+    grep -q '^ *nonblocking: .*every thread by the events the command inherited' "$T/c.report"
+bg "$CH" 6 >"$T/attach.out"
+pid=$!
+wait_for_line "$T/attach.out" '^worker [0-9]+' || fail "attach-setup" "workload did not start"
+"$HSSPY" record -q -F 199 -d 1.5 --nonblocking -p "$pid" -o "$T/a.folded" 2>"$T/a.err"
+check_status "c-attach-exit-status" $? "$T/a.err"
+total=$(total_count "$T/a.folded")
+main=$(count_matching "$T/a.folded" '(^|;)main;outer;middle;leaf [0-9]+$')
+worker=$(count_matching "$T/a.folded" '(^|;)start_thread;worker;outer;middle;leaf [0-9]+$')
+check "c-attach-chains" "main chain $main, worker chain $worker of $total samples" \
+    test "$main" -ge 50 -a "$worker" -ge 50 -a $((10 * (main + worker))) -ge $((9 * total))
+"$HSSPY" record -q -F 199 -d 1.5 --nonblocking -p "$pid" -f report -o "$T/a.report" 2>"$T/a.err"
+check_status "c-attach-report-exit-status" $? "$T/a.err"
+stops_few "c-attach-not-stopped" "$T/a.report"
+check "c-attach-own-events" "$(grep '^ *nonblocking:' "$T/a.report")" \
+    grep -Eq '^ *nonblocking: .*; [0-9]+ threads had a perf event of their own' "$T/a.report"
+wait "$pid"
+check_status "c-attach-target-exit" $?
 
 # --nonblocking goes with the records of context switches, not without.
 "$HSSPY" record -q --nonblocking --no-perf-events -o /dev/null -- true 2>"$T/both.err"
 rc=$?
 check "with-no-perf-events-refused" "exit $rc, said: $(cat "$T/both.err")" \
     test "$rc" = 2 -a "$(wc -l <"$T/both.err")" = 1
-
-within() { # NAME MEASURED TRUTH
-    local d
-    d=$(echo "($2 - $3) * 100" | bc -l | tr -d -)
-    if [ "$(echo "$d <= 3" | bc -l)" = 1 ]; then
-        pass "$1"
-    else
-        fail "$1" "hsspy says $2, the program measured $3 (off by $d points)"
-    fi
-}
 
 calibrated() { # SUITE CASE-PREFIX
     local suite=$1 c=$2 prog
@@ -64,34 +76,7 @@ calibrated() { # SUITE CASE-PREFIX
     hs_record "$suite" "$T/truth" "$T/err" -q -F 499 --threads --nonblocking \
         -o "$T/calib.folded" -- "$prog" 5
     check_status "$c-record-ok" $? "$T/err"
-    local t_unsafe t_haskell t_safe main_tid total
-    read -r _ _ t_unsafe _ t_haskell _ t_safe <"$T/truth"
-    if [ -z "${t_safe:-}" ]; then
-        fail "$c-truth" "calib printed no measurement: $(head -c 300 "$T/truth")"
-        return
-    fi
-    main_tid=$(sed -n 's/^tid \([0-9]*\) (calib);.*/\1/p' "$T/calib.folded" | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
-    grep "^tid $main_tid " "$T/calib.folded" >"$T/main.folded"
-    total=$(total_count "$T/main.folded")
-    share() { echo "scale=4; $(count_matching "$T/main.folded" "^tid $main_tid \\(calib\\);\\[$1\\];") / $total" | bc; }
-    if [ "${total:-0}" -lt 1000 ]; then
-        fail "$c-enough-samples" "only $total samples of the main thread"
-        return
-    fi
-    pass "$c-enough-samples"
-    within "$c-haskell-share" "$(share haskell)" "$t_haskell"
-    within "$c-unsafe-ffi-share" "$(share unsafe-ffi)" "$t_unsafe"
-    within "$c-safe-ffi-share" "$(share safe-ffi)" "$t_safe"
-    local ffi with_caller
-    ffi=$(count_matching "$T/main.folded" ';\[(unsafe|safe)-ffi\];')
-    with_caller=$(count_matching "$T/main.folded" ';\[(unsafe|safe)-ffi\];.*;Main\.[^;]*;calib_(busy|sleep)(;| )')
-    if [ "$ffi" -gt 0 ] && [ $((100 * with_caller)) -ge $((90 * ffi)) ]; then
-        pass "$c-ffi-haskell-caller"
-    else
-        fail "$c-ffi-haskell-caller" "$with_caller of $ffi FFI samples have a Main.* frame right above calib_busy/calib_sleep"
-    fi
-    check "$c-safe-sleep-not-idle" "the safe sleep was dropped as idle" \
-        has_line "$T/main.folded" '\[safe-ffi\];.*calib_sleep;.*nanosleep'
+    calib_checks "$c" "$T/truth" "$T/calib.folded"
     hs_record "$suite" /dev/null "$T/err" -q -F 499 --nonblocking -f report \
         -o "$T/calib.report" -- "$prog" 2
     check_status "$c-report-ok" $? "$T/err"

@@ -1,7 +1,10 @@
 /* test_psample.c - reading perf samples (--nonblocking): the scan of a
  * ring's bytes for the newest sample (wrap-around, lost and malformed
- * records, samples without user registers, short stack copies), then a
- * real event on a thread of this process spinning in a known function. */
+ * records, samples without user registers, short stack copies), the
+ * records of a launched command's shared rings (samples, context switches
+ * and losses, each with its thread), then a real event on a thread of this
+ * process spinning in a known function, and real inherited events on a
+ * launched command. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -9,7 +12,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,7 +83,7 @@ TEST(newest_of_several)
 {
     uint64_t tail = 0, h = 0;
     unsigned long samples = 0, lost = 0;
-    struct psample_hit hit;
+    struct psample_hit hit = {0};
     memset(ring, 0, sizeof ring);
     h = put_sample(h, 100, PERF_SAMPLE_REGS_ABI_64, 1000, 4096, 4096);
     h = put_sample(h, 200, PERF_SAMPLE_REGS_ABI_64, 2000, 2048, 2048);
@@ -106,7 +111,7 @@ TEST(wraps_around)
     uint64_t start = RING - 300; /* the stack straddles the end of the ring */
     uint64_t tail = start, h;
     unsigned long samples = 0, lost = 0;
-    struct psample_hit hit;
+    struct psample_hit hit = {0};
     memset(ring, 0, sizeof ring);
     h = put_sample(start, 5, PERF_SAMPLE_REGS_ABI_64, 10, 1024, 1024);
     CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 1);
@@ -119,7 +124,7 @@ TEST(short_copy_and_no_stack)
 {
     uint64_t tail = 0, h = 0;
     unsigned long samples = 0, lost = 0;
-    struct psample_hit hit;
+    struct psample_hit hit = {0};
     memset(ring, 0, sizeof ring);
     /* The kernel could copy only 512 of 4096 bytes (the top of the stack). */
     h = put_sample(h, 1, PERF_SAMPLE_REGS_ABI_64, 0, 4096, 512);
@@ -136,7 +141,7 @@ TEST(no_user_registers_is_no_sample)
 {
     uint64_t tail = 0, h = 0;
     unsigned long samples = 0, lost = 0;
-    struct psample_hit hit;
+    struct psample_hit hit = {0};
     memset(ring, 0, sizeof ring);
     h = put_sample(h, 1, PERF_SAMPLE_REGS_ABI_64, 500, 256, 256);
     /* Taken with no user registers (ABI_NONE): counted, not used. */
@@ -151,7 +156,7 @@ TEST(lost_records_counted)
 {
     uint64_t tail = 0, h = 0;
     unsigned long samples = 0, lost = 0;
-    struct psample_hit hit;
+    struct psample_hit hit = {0};
     memset(ring, 0, sizeof ring);
     h = put_lost(h, 5);
     h = put_sample(h, 9, PERF_SAMPLE_REGS_ABI_64, 0, 128, 128);
@@ -166,7 +171,7 @@ TEST(malformed_records)
 {
     uint64_t tail = 0, h = 0, h2;
     unsigned long samples = 0, lost = 0;
-    struct psample_hit hit;
+    struct psample_hit hit = {0};
     memset(ring, 0, sizeof ring);
     h = put_sample(h, 1, PERF_SAMPLE_REGS_ABI_64, 0, 64, 64);
     /* A header claiming more bytes than were written: the scan stops. */
@@ -204,6 +209,125 @@ TEST(malformed_records)
     h = put_sample(10 * RING, 4, PERF_SAMPLE_REGS_ABI_64, 0, 64, 64);
     CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 0);
     CHECK_EQ_INT(tail, h);
+}
+
+/* A switch or lost record as the shared rings have them (sample_id_all:
+ * pid, tid, time at the end). */
+static uint64_t put_switch(uint64_t pos, uint32_t tid, uint16_t misc)
+{
+    struct perf_event_header h = {PERF_RECORD_SWITCH, misc, 24};
+    uint64_t p = put_bytes(pos, &h, sizeof h);
+    p = put_u64(p, (uint64_t)tid << 32 | 1);
+    return put_u64(p, 5);
+}
+
+static struct psample_rec seen[16];
+static int nseen;
+
+static void note(void *ctx, const struct psample_rec *r)
+{
+    (void)ctx;
+    if (nseen < 16)
+        seen[nseen++] = *r;
+}
+
+TEST(each_record_with_its_thread)
+{
+    uint64_t tail = 0, h = 0;
+    struct psample src;
+    memset(ring, 0, sizeof ring);
+    memset(&src, 0, sizeof src);
+    nseen = 0;
+    h = put_switch(h, 7, 0);
+    h = put_sample(h, 11, PERF_SAMPLE_REGS_ABI_64, 300, 256, 256);
+    h = put_switch(h, 7, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+    struct perf_event_header lh = {PERF_RECORD_LOST, 0, 40};
+    uint64_t p = put_bytes(h, &lh, sizeof lh);
+    p = put_u64(p, 1);
+    p = put_u64(p, 3); /* lost */
+    p = put_u64(p, 0);
+    h = put_u64(p, 0);
+    h = put_sample(h, 12, PERF_SAMPLE_REGS_ABI_NONE, 0, 0, 0);
+    psample__each(ring, RING, &tail, h, &src, note, NULL);
+    CHECK_EQ_INT(tail, h);
+    CHECK_EQ_INT(nseen, 5);
+    CHECK_EQ_INT(seen[0].type, PERF_RECORD_SWITCH);
+    CHECK_EQ_INT(seen[0].tid, 7);
+    CHECK_EQ_INT(seen[0].misc, 0);
+    CHECK_EQ_INT(seen[1].type, PERF_RECORD_SAMPLE);
+    CHECK_EQ_INT(seen[1].tid, 42);
+    CHECK_EQ_INT(seen[1].hit.t_ns, 11);
+    CHECK_EQ_INT(seen[1].hit.regs.rip, 308);
+    CHECK(seen[1].hit.src == &src);
+    CHECK_EQ_INT(seen[1].hit.stack_len, 256);
+    CHECK_EQ_INT(seen[2].type, PERF_RECORD_SWITCH);
+    CHECK_EQ_INT(seen[2].misc, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+    CHECK_EQ_INT(seen[3].type, PERF_RECORD_LOST);
+    CHECK_EQ_INT(seen[3].lost, 3);
+    /* A sample without user registers: told, as no sample (type 0). */
+    CHECK_EQ_INT(seen[4].type, 0);
+    CHECK_EQ_INT(seen[4].tid, 42);
+    /* Nothing new: nothing told. */
+    psample__each(ring, RING, &tail, h, &src, note, NULL);
+    CHECK_EQ_INT(nseen, 5);
+}
+
+/* Real inherited events: a command (a shell spinning) launched stopped
+ * before its exec, as hsspy launches; its samples arrive in the CPUs'
+ * rings with its pid as their thread. */
+struct counts {
+    pid_t tid;
+    int samples, mine;
+    uint64_t rip;
+};
+
+static void count(void *ctx, const struct psample_rec *r)
+{
+    struct counts *c = ctx;
+    if (r->type == PERF_RECORD_SAMPLE) {
+        c->samples++;
+        c->mine += r->tid == c->tid;
+        c->rip = r->hit.regs.rip;
+    }
+}
+
+TEST(real_inherited)
+{
+    pid_t c = fork();
+    CHECK(c >= 0);
+    if (c == 0) {
+        raise(SIGSTOP);
+        execl("/bin/sh", "sh", "-c", "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done", (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    CHECK(waitpid(c, &st, WUNTRACED) == c);
+    struct psample_set s;
+    int err = psample_set__open(&s, c, 1000000);
+    if (err < 0) {
+        kill(c, SIGKILL);
+        waitpid(c, &st, 0);
+        if (err == -EACCES || err == -EPERM || err == -ENOSYS || err == -ENOENT ||
+            err == -EOPNOTSUPP)
+            UNIT_SKIP("perf sampling events are not allowed here (%s)", strerror(-err));
+        UNIT_FAIL("psample_set__open: %s", strerror(-err));
+    }
+    kill(c, SIGCONT);
+    struct counts n = {c, 0, 0, 0};
+    for (int i = 0; i < 400 && n.samples < 20; i++) {
+        struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+        psample_set__read(&s, count, &n);
+        psample_set__release(&s);
+    }
+    kill(c, SIGKILL);
+    waitpid(c, &st, 0);
+    psample_set__close(&s);
+    CHECK_EQ_INT(s.n, 0);
+    if (n.samples < 20)
+        UNIT_FAIL("%d samples in 2 s of a spinning shell", n.samples);
+    CHECK_EQ_INT(n.mine, n.samples);
+    CHECK(n.rip != 0);
 }
 
 /* A real event, on a thread spinning in spin_here with a marker on its
@@ -261,7 +385,7 @@ TEST(real_samples)
         UNIT_FAIL("psample__open: %s", strerror(-err));
     }
     nap_ms(30);
-    struct psample_hit hit;
+    struct psample_hit hit = {0};
     int got = 0;
     for (int i = 0; i < 100 && got != 1; i++) {
         got = psample__newest(&p, &hit);
@@ -283,7 +407,7 @@ TEST(real_samples)
     CHECK(m + 8 <= hit.regs.rsp + hit.stack_len);
     CHECK(hit.t_ns <= now && now - hit.t_ns < 2000000000ull);
     static uint8_t st[PSAMPLE_STACK];
-    psample__copy_stack(&p, &hit, st);
+    psample__copy_stack(&hit, st);
     uint64_t w;
     memcpy(&w, st + (m - hit.regs.rsp), 8);
     CHECK_EQ_INT(w, 0x5eed5eed5eed5eedull);

@@ -44,6 +44,7 @@ static void build(struct profile *p)
     p->ps_stale = 30;
     p->ps_lost = 2;
     p->ps_errno = 1;
+    p->ps_inherited = true;
     p->cs_errno = 13;
     p->nmodules = 2;
     p->modules = calloc(2, sizeof *p->modules);
@@ -120,6 +121,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.ps_stale, 30);
     CHECK_EQ_INT(b.ps_lost, 2);
     CHECK_EQ_INT(b.ps_errno, 1);
+    CHECK(b.ps_inherited);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -182,8 +184,9 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the --nonblocking figures (a flag, five
-     * counters and an errno), then also the figures of files (two counters), then
+     * type, size, payload. Drop the flag of inherited events, then also
+     * the --nonblocking figures (a flag, five counters and an errno), then
+     * also the figures of files (two counters), then
      * also the context-switch figures before them (four counters and an
      * errno), then also the counter before them (reads
      * per stop), then also the two before it (copied bytes and threads),
@@ -191,7 +194,7 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {45, 61, 97, 105, 121, 145};
+    static const int cuts[] = {1, 46, 62, 98, 106, 122, 146};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -203,19 +206,20 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK(!b.nonblocking);
-        CHECK_EQ_INT(b.ps_samples, 0);
-        CHECK_EQ_INT(b.ps_errno, 0);
-        CHECK_EQ_INT(b.fd_short, cut == 45 ? 5 : 0);
-        CHECK_EQ_INT(b.fd_limit, cut == 45 ? 200 : 0);
-        CHECK_EQ_INT(b.cs_threads, cut <= 61 ? 11 : 0);
-        CHECK_EQ_INT(b.cs_losses, cut <= 61 ? 3 : 0);
-        CHECK_EQ_INT(b.cs_errno, cut <= 61 ? 13 : 0);
-        CHECK_EQ_INT(b.cs_busy, cut <= 61 ? 4 : 0);
-        CHECK_EQ_INT(b.stop_reads, cut <= 97 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 105 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 105 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 121 ? 1 : 0);
+        CHECK(!b.ps_inherited);
+        CHECK_EQ_INT(b.nonblocking, cut == 1);
+        CHECK_EQ_INT(b.ps_samples, cut == 1 ? 700 : 0);
+        CHECK_EQ_INT(b.ps_errno, cut == 1 ? 1 : 0);
+        CHECK_EQ_INT(b.fd_short, cut <= 46 ? 5 : 0);
+        CHECK_EQ_INT(b.fd_limit, cut <= 46 ? 200 : 0);
+        CHECK_EQ_INT(b.cs_threads, cut <= 62 ? 11 : 0);
+        CHECK_EQ_INT(b.cs_losses, cut <= 62 ? 3 : 0);
+        CHECK_EQ_INT(b.cs_errno, cut <= 62 ? 13 : 0);
+        CHECK_EQ_INT(b.cs_busy, cut <= 62 ? 4 : 0);
+        CHECK_EQ_INT(b.stop_reads, cut <= 98 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 106 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 106 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 122 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);
