@@ -122,13 +122,16 @@ static void close_fds(struct tthread *th)
     psample__close(&th->ps);
 }
 
+static void shared_record(void *arg, const struct psample_rec *r);
+
 /* Where a thread's scheduler counters stand: from its context-switch ring
  * if it has one (the times it was given a CPU; run_ns UINT64_MAX, which no
  * schedstat gives, so counters of the two kinds never compare equal), else
  * /proc's schedstat (time run, times scheduled in). 0 or -1. */
 static int counters(struct tracee *t, struct tthread *th, uint64_t *run_ns, uint64_t *slices)
 {
-    if (t->pss) { /* its records come with the others' (see shared_records) */
+    if (t->pss) { /* its records come with the others' (see shared_record) */
+        psample_set__read(t->pss, shared_record, t);
         *run_ns = UINT64_MAX;
         *slices = th->cs.ins;
         return 0;
