@@ -139,14 +139,12 @@ struct profile {
      * open, to keep files free for its own use, under a limit of fd_limit
      * open files (see tracee__fd_limit). */
     uint64_t fd_short, fd_limit;
-    /* --nonblocking: running threads were sampled by a perf event each
-     * (ps_threads threads; ps_refused could not have one, ps_errno why, and
-     * were stopped): ps_samples samples from those, ps_stale repeated for
-     * want of a new one, ps_lost dropped by the kernel (ring full). */
+    /* --nonblocking: running threads were sampled by perf events on
+     * every CPU: ps_samples samples from those, ps_stale repeated (a thread
+     * that ran but was on no CPU at a sampling instant), ps_lost dropped by
+     * the kernel (ring full). */
     bool nonblocking;
-    bool ps_inherited; /* ... by the events a launched command inherited */
-    uint64_t ps_threads, ps_refused, ps_samples, ps_stale, ps_lost;
-    uint32_t ps_errno;
+    uint64_t ps_samples, ps_stale, ps_lost;
     uint64_t restarted;    /* calls a stop broke with EINTR, restarted by hsspy */
     uint64_t self_cpu_ns;  /* CPU time hsspy itself used while recording */
     bool realtime;         /* hsspy sampled at real-time priority */

@@ -167,13 +167,9 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->fd_short); /* and later */
     put_u64(&s, p->fd_limit);
     put_u8(&s, p->nonblocking); /* and later */
-    put_u64(&s, p->ps_threads);
-    put_u64(&s, p->ps_refused);
     put_u64(&s, p->ps_samples);
     put_u64(&s, p->ps_stale);
     put_u64(&s, p->ps_lost);
-    put_u32(&s, p->ps_errno);
-    put_u8(&s, p->ps_inherited); /* and later */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -409,17 +405,12 @@ static void read_meta(struct cur *c, struct profile *p)
         p->fd_short = get_u64(c, "a counter");
         p->fd_limit = get_u64(c, "a limit");
     }
-    if (!c->bad && c->left >= 1 + 5 * 8 + 4) {
+    if (!c->bad && c->left >= 1 + 3 * 8) {
         p->nonblocking = get_u8(c, "a flag") != 0;
-        p->ps_threads = get_u64(c, "a counter");
-        p->ps_refused = get_u64(c, "a counter");
         p->ps_samples = get_u64(c, "a counter");
         p->ps_stale = get_u64(c, "a counter");
         p->ps_lost = get_u64(c, "a counter");
-        p->ps_errno = get_u32(c, "an errno");
     }
-    if (!c->bad && c->left >= 1)
-        p->ps_inherited = get_u8(c, "a flag") != 0;
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

@@ -77,21 +77,13 @@ static void header(const struct profile *p, FILE *f)
         fputc('\n', f);
     }
     if (p->nonblocking) {
-        fprintf(f, "  nonblocking: running threads sampled by the kernel (perf events), not "
-                   "stopped: %" PRIu64 " samples", p->ps_samples);
+        fprintf(f, "  nonblocking: running threads sampled by the kernel (a perf event on each "
+                   "CPU), not stopped: %" PRIu64 " samples", p->ps_samples);
         if (p->ps_stale)
-            fprintf(f, ", %" PRIu64 " repeated (no new perf sample since the last tick)",
-                    p->ps_stale);
+            fprintf(f, ", %" PRIu64 " repeated (it ran, but was on no CPU at a sampling "
+                       "instant)", p->ps_stale);
         if (p->ps_lost)
             fprintf(f, ", %" PRIu64 " dropped by the kernel", p->ps_lost);
-        if (p->ps_inherited)
-            fprintf(f, "; every thread by the events the command inherited (one per CPU, which "
-                       "also told whether it ran)");
-        else if (p->ps_threads)
-            fprintf(f, "; %" PRIu64 " threads had a perf event of their own", p->ps_threads);
-        if (p->ps_refused)
-            fprintf(f, "; %" PRIu64 " could not (%s) and were stopped", p->ps_refused,
-                    strerror((int)p->ps_errno));
         fprintf(f, "; %" PRIu64 " stops in all (a thread's first tick, to learn its thread "
                    "pointer)\n", p->pause.n);
     }

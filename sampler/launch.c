@@ -93,8 +93,7 @@ static int follow_to_exec(pid_t pid, int errfd, const char *cmd)
     }
 }
 
-int launch__start(char *const argv[], struct tracee *t, pid_t *pid, launch_fn before_exec,
-                  void *arg)
+int launch__start(char *const argv[], struct tracee *t, pid_t *pid)
 {
     int fds[2], err, st;
     pid_t c;
@@ -133,8 +132,6 @@ int launch__start(char *const argv[], struct tracee *t, pid_t *pid, launch_fn be
         log__error("cannot run '%s': %s", argv[0], strerror(err));
         return -err;
     }
-    if (before_exec)
-        before_exec(arg, c);
     kill(c, SIGCONT);
     err = follow_to_exec(c, fds[0], argv[0]);
     close(fds[0]);

@@ -10,12 +10,7 @@
  * a clean signal mask and default dispositions, traced from before its
  * exec: t is attached to it once it runs the new program. Returns 0 with
  * *pid set, or logs one line ("cannot run 'x': ...") and returns -errno. */
-/* before_exec (may be NULL) is called with the child's pid while it is
- * stopped, seized, before its exec: what is to be inherited by the
- * command and every thread it creates is to be set up then. */
-typedef void (*launch_fn)(void *arg, pid_t pid);
-int launch__start(char *const argv[], struct tracee *t, pid_t *pid, launch_fn before_exec,
-                  void *arg);
+int launch__start(char *const argv[], struct tracee *t, pid_t *pid);
 
 /* Raise hsspy's soft limit of open files to its hard limit: it keeps up to
  * four files open per thread of the program (three in /proc and a perf

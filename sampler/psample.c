@@ -1,5 +1,5 @@
-/* psample.c - a thread's registers and C stack, from a perf event's
- * samples. */
+/* psample.c - threads' registers and C stacks, from the samples of a
+ * perf event on every CPU. */
 #define _GNU_SOURCE
 #include "sampler/psample.h"
 
@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,12 +19,16 @@
 #define REGS_MASK (0x3ffull | (0xffull << 16))
 #define NREGS 18
 
+/* The set's events: CPU-wide, on the CPU's clock. Kernel mode is not
+ * excluded: a thread in a system call at the sampling instant is sampled
+ * too, with the user registers it entered the kernel with (the kernel's
+ * own threads have none, and are skipped). */
 static void attr(struct perf_event_attr *a, uint64_t period_ns)
 {
     memset(a, 0, sizeof *a);
     a->size = sizeof *a;
     a->type = PERF_TYPE_SOFTWARE;
-    a->config = PERF_COUNT_SW_TASK_CLOCK;
+    a->config = PERF_COUNT_SW_CPU_CLOCK;
     a->sample_period = period_ns ? period_ns : 1;
     a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER |
                      PERF_SAMPLE_STACK_USER;
@@ -31,21 +36,15 @@ static void attr(struct perf_event_attr *a, uint64_t period_ns)
     a->sample_stack_user = PSAMPLE_STACK;
     a->use_clockid = 1;
     a->clockid = CLOCK_MONOTONIC;
-    a->exclude_kernel = 1; /* allowed up to perf_event_paranoid 2 */
     a->exclude_hv = 1;
+    a->exclude_idle = 1;
+    a->disabled = 1; /* until psample_set__enable */
+    /* Read every tick, never waited on: no wake-up until nearly full. */
+    a->watermark = 1;
+    a->wakeup_watermark = (uint32_t)((PSAMPLE_PAGES - 1) * perfring__page_size());
 }
 
-int psample__open(struct psample *p, pid_t tid, uint64_t period_ns)
-{
-    struct perf_event_attr a;
-    memset(p, 0, sizeof *p);
-    p->fd = -1;
-    p->pages = PSAMPLE_PAGES;
-    attr(&a, period_ns);
-    return perfring__open(&a, tid, -1, p->pages, &p->fd, &p->ring);
-}
-
-int psample_set__open(struct psample_set *s, pid_t pid, uint64_t period_ns)
+int psample_set__open(struct psample_set *s, uint64_t period_ns)
 {
     struct perf_event_attr a;
     long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -57,17 +56,11 @@ int psample_set__open(struct psample_set *s, pid_t pid, uint64_t period_ns)
         return -ENOMEM;
     s->n = (int)n;
     attr(&a, period_ns);
-    a.inherit = 1;
-    a.context_switch = 1; /* whether each thread ran, as cswitch.c */
-    a.sample_id_all = 1;  /* ... and which thread a switch is of */
-    a.disabled = 1;
-    a.enable_on_exec = 1;
     int opened = 0, err = 0;
     for (int i = 0; i < s->n; i++) {
         struct psample *p = &s->cpu[i];
         p->fd = -1;
-        p->pages = PSAMPLE_SET_PAGES;
-        int e = perfring__open(&a, pid, i, p->pages, &p->fd, &p->ring);
+        int e = perfring__open(&a, -1, i, PSAMPLE_PAGES, &p->fd, &p->ring);
         if (e == 0)
             opened++;
         else if (e != -ENODEV && e != -EINVAL) /* (an offline CPU) */
@@ -83,12 +76,25 @@ int psample_set__open(struct psample_set *s, pid_t pid, uint64_t period_ns)
 void psample_set__close(struct psample_set *s)
 {
     for (int i = 0; i < s->n; i++)
-        psample__close(&s->cpu[i]);
+        perfring__close(&s->cpu[i].fd, &s->cpu[i].ring, PSAMPLE_PAGES);
     free(s->cpu);
     memset(s, 0, sizeof *s);
 }
 
-void psample__close(struct psample *p) { perfring__close(&p->fd, &p->ring, p->pages); }
+void psample_set__enable(struct psample_set *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->cpu[i].fd >= 0)
+            ioctl(s->cpu[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+void psample_set__rephase(struct psample_set *s, uint64_t period_ns)
+{
+    uint64_t p = period_ns ? period_ns : 1;
+    for (int i = 0; i < s->n; i++)
+        if (s->cpu[i].fd >= 0)
+            ioctl(s->cpu[i].fd, PERF_EVENT_IOC_PERIOD, &p);
+}
 
 void psample__ring_copy(const uint8_t *data, uint64_t size, uint64_t pos, void *dst, size_t len)
 {
@@ -162,8 +168,8 @@ static bool parse(const uint8_t *data, uint64_t size, uint64_t pos, uint64_t len
 }
 
 /* The records from *tail to head, each to fn. */
-static void each(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t head,
-                 const struct psample *src, bool sample_id, psample_fn fn, void *ctx)
+void psample__each(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t head,
+                   const struct psample *src, psample_fn fn, void *ctx)
 {
     uint64_t t = *tail;
     if (head < t || head - t > size)
@@ -173,14 +179,11 @@ static void each(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t he
         psample__ring_copy(data, size, t, &h, sizeof h);
         if (h.size < sizeof h || h.size % 8 || h.size > head - t)
             break;
-        struct psample_rec r = {.type = h.type, .misc = h.misc, .hit.src = src};
+        struct psample_rec r = {.type = h.type, .hit.src = src};
         if (h.type == PERF_RECORD_SAMPLE) {
             r.tid = (pid_t)(word(data, size, t + sizeof h) >> 32);
             if (!parse(data, size, t, h.size, &r.hit))
                 r.type = 0; /* counted, not used */
-            fn(ctx, &r);
-        } else if (h.type == PERF_RECORD_SWITCH && sample_id && h.size >= sizeof h + 8) {
-            r.tid = (pid_t)(word(data, size, t + sizeof h) >> 32);
             fn(ctx, &r);
         } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
             r.lost = word(data, size, t + sizeof h + 8);
@@ -191,62 +194,15 @@ static void each(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t he
     *tail = head;
 }
 
-void psample__each(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t head,
-                   const struct psample *src, psample_fn fn, void *ctx)
-{
-    each(data, size, tail, head, src, true, fn, ctx);
-}
-
-/* psample__scan's fold: the newest well-formed sample, and the counts. */
-struct newest {
-    struct psample_hit *hit;
-    int found;
-    unsigned long *samples, *lost;
-};
-
-static void keep_newest(void *arg, const struct psample_rec *r)
-{
-    struct newest *n = arg;
-    if (r->type == PERF_RECORD_LOST) {
-        *n->lost += r->lost;
-        return;
-    }
-    (*n->samples)++; /* (a sample, well-formed or not: type 0) */
-    if (r->type == PERF_RECORD_SAMPLE) {
-        *n->hit = r->hit;
-        n->found = 1;
-    }
-}
-
-int psample__scan(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t head,
-                  struct psample_hit *hit, unsigned long *samples, unsigned long *lost)
-{
-    struct newest n = {hit, 0, samples, lost};
-    each(data, size, tail, head, hit->src, false, keep_newest, &n);
-    return n.found;
-}
-
 static const uint8_t *data_of(const struct psample *p, uint64_t *size)
 {
     const struct perf_event_mmap_page *pg = p->ring;
     uint64_t off = pg->data_offset ? pg->data_offset : perfring__page_size();
-    uint64_t sz = pg->data_size ? pg->data_size : p->pages * perfring__page_size();
-    if (!sz || sz & (sz - 1) || off + sz > (1 + p->pages) * perfring__page_size())
+    uint64_t sz = pg->data_size ? pg->data_size : PSAMPLE_PAGES * perfring__page_size();
+    if (!sz || sz & (sz - 1) || off + sz > (1 + PSAMPLE_PAGES) * perfring__page_size())
         return NULL;
     *size = sz;
     return (const uint8_t *)p->ring + off;
-}
-
-int psample__newest(struct psample *p, struct psample_hit *hit)
-{
-    uint64_t size;
-    const uint8_t *data;
-    if (p->fd < 0 || !(data = data_of(p, &size)))
-        return -1;
-    struct perf_event_mmap_page *pg = p->ring;
-    uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-    hit->src = p;
-    return psample__scan(data, size, &p->tail, head, hit, &p->samples, &p->lost);
 }
 
 void psample_set__read(struct psample_set *s, psample_fn fn, void *ctx)
@@ -259,14 +215,18 @@ void psample_set__read(struct psample_set *s, psample_fn fn, void *ctx)
             continue;
         struct perf_event_mmap_page *pg = p->ring;
         uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-        each(data, size, &p->tail, head, p, true, fn, ctx);
+        psample__each(data, size, &p->tail, head, p, fn, ctx);
     }
 }
 
 void psample_set__release(struct psample_set *s)
 {
-    for (int i = 0; i < s->n; i++)
-        psample__release(&s->cpu[i]);
+    for (int i = 0; i < s->n; i++) {
+        struct psample *p = &s->cpu[i];
+        if (p->fd >= 0)
+            __atomic_store_n(&((struct perf_event_mmap_page *)p->ring)->data_tail, p->tail,
+                             __ATOMIC_RELEASE);
+    }
 }
 
 void psample__copy_stack(const struct psample_hit *hit, void *dst)
@@ -275,12 +235,4 @@ void psample__copy_stack(const struct psample_hit *hit, void *dst)
     const uint8_t *data = hit->src ? data_of(hit->src, &size) : NULL;
     if (data && hit->stack_len <= size)
         psample__ring_copy(data, size, hit->stack_pos, dst, hit->stack_len);
-}
-
-void psample__release(struct psample *p)
-{
-    if (p->fd < 0)
-        return;
-    struct perf_event_mmap_page *pg = p->ring;
-    __atomic_store_n(&pg->data_tail, p->tail, __ATOMIC_RELEASE);
 }

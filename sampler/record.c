@@ -64,10 +64,10 @@ struct recorder {
     uint64_t t0_ns;
     bool progress; /* show progress on stderr (a terminal, output to a file) */
     unsigned saved; /* captures written by --save-captures */
-    /* --nonblocking -- CMD: the events the command inherits (psample.h),
-     * opened before its exec; pss_err why not (0: opened). */
+    /* --nonblocking: the per-CPU sampling events (psample.h), and the
+     * ticks until their instants take a new phase. */
     struct psample_set pss;
-    int pss_err;
+    unsigned rephase_in;
 };
 
 /* xorshift: jitter needs no quality, only independence from the target. */
@@ -80,19 +80,36 @@ static double jitter(void)
     return (double)(rng_state >> 11) / (double)(1ull << 53); /* [0,1) */
 }
 
-static uint64_t sample_period_ns(const struct record_opts *o)
+/* --nonblocking: every 8 to 23 ticks, the per-CPU sampling instants take
+ * a new phase, and a period within 10% of the mean tick: no workload can
+ * keep meeting them at the same point of its cycle (psample.h). Each time
+ * costs a system call per CPU, which interrupts that CPU. */
+static void rephase(struct recorder *r)
 {
-    return o->nonblocking && !o->snapshot ? (uint64_t)(1e9 / o->rate_hz) : 0;
+    if (r->rephase_in-- > 0)
+        return;
+    psample_set__rephase(&r->pss, (uint64_t)((0.9 + 0.2 * jitter()) * 1e9 / r->o->rate_hz));
+    r->rephase_in = 8 + (unsigned)(16 * jitter());
 }
 
-/* Before a launched command's exec, with --nonblocking: its inherited
- * sampling events. If they cannot be opened, each thread gets its own. */
-static void open_inherited(void *arg, pid_t pid)
+/* --nonblocking refused: what to do about it, in one line. */
+static void log_nonblocking_refused(int err)
 {
-    struct recorder *r = arg;
-    r->pss_err = -ENOSYS;
-    if (sample_period_ns(r->o))
-        r->pss_err = psample_set__open(&r->pss, pid, sample_period_ns(r->o));
+    char paranoid[16] = "?";
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+    if (f) {
+        if (!fgets(paranoid, sizeof paranoid, f))
+            snprintf(paranoid, sizeof paranoid, "?");
+        paranoid[strcspn(paranoid, "\n")] = 0;
+        fclose(f);
+    }
+    if (err == -EACCES || err == -EPERM)
+        log__error("--nonblocking samples every CPU by perf events, which needs root, "
+                   "CAP_PERFMON or perf_event_paranoid <= 0 (it is %s here): run as root, "
+                   "or leave --nonblocking out to stop threads instead", paranoid);
+    else
+        log__error("--nonblocking: perf events cannot sample every CPU here (%s): "
+                   "leave --nonblocking out to stop threads instead", strerror(-err));
 }
 
 /* The profile's thread for a traced thread (th, if still known, keeps it
@@ -358,7 +375,7 @@ static int capture_blocked(struct recorder *r)
                 tracee__soft_refuse(th, th->soft_pc);
             capture__drop_last(&r->cap, mark);
             r->t.st.soft_refused++;
-            if (tracee__sampler(&r->t, th) && th->fs_base) {
+            if (r->t.pss && th->fs_base) {
                 th->stale = true; /* --nonblocking: no stop */
                 continue;
             }
@@ -382,7 +399,6 @@ static void capture_sampled(struct recorder *r)
             continue;
         struct thread_capture *tc =
             capture__sampled(&r->cap, r->t.pid, th, &th->hit, guess_stack, r);
-        psample__release(&th->ps);
         if (!tc) {
             th->stale = true;
             continue;
@@ -413,10 +429,11 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
     r->t.sample_blocked = !r->rts.pending;
     int asked = tracee__interrupt(&r->t, true);
     asked += capture_blocked(r);
-    if (r->t.sample_period_ns)
+    if (r->t.pss) {
         capture_sampled(r);
-    if (r->t.pss)
         psample_set__release(r->t.pss); /* (the stacks are copied) */
+        rephase(r);
+    }
     /* A thread that has not stopped by the deadline (waiting for a CPU, or
      * in an uninterruptible sleep) is captured whenever it does stop. */
     if (asked > 0)
@@ -585,6 +602,8 @@ static void loop(struct recorder *r)
     /* A live view is drawn at once (empty), then every refresh_ns. */
     uint64_t next_poll = r->t0_ns, next_refresh = r->t0_ns;
 
+    if (r->t.pss)
+        psample_set__enable(r->t.pss);
     for (;;) {
         /* Each interval is the period +-10%, so sampling cannot lock onto a
          * periodic pattern of the target; the mean rate stays exact. */
@@ -816,6 +835,14 @@ int record__run(const struct record_opts *o)
         log__error("out of memory");
         goto done;
     }
+    /* (Before the program is touched: refused, nothing happened to it.) */
+    if (o->nonblocking && !o->snapshot) {
+        int err = psample_set__open(&r.pss, (uint64_t)(1e9 / o->rate_hz));
+        if (err < 0) {
+            log_nonblocking_refused(err);
+            goto done;
+        }
+    }
 
     /* ptrace events and Ctrl-C are taken synchronously with sigtimedwait. */
     tracee__signal_set(&set);
@@ -823,15 +850,14 @@ int record__run(const struct record_opts *o)
     signal(SIGPIPE, SIG_IGN);
 
     if (o->argv) {
-        if (launch__start(o->argv, &r.t, &pid, open_inherited, &r) < 0)
+        if (launch__start(o->argv, &r.t, &pid) < 0)
             goto done_signals;
         r.p.launched = true;
     } else if (tracee__attach(&r.t, pid) < 0) {
         goto done_signals;
     }
     r.t.switch_records = !o->no_perf_events && !o->snapshot;
-    r.t.sample_period_ns = sample_period_ns(o);
-    if (o->argv && r.pss_err == 0)
+    if (r.pss.n)
         r.t.pss = &r.pss;
     r.p.pid = pid;
     r.p.rate_hz = o->rate_hz;
@@ -916,9 +942,9 @@ int record__run(const struct record_opts *o)
     finish_threads(&r);
     tracee__detach(&r.t, 1000);
     walk_captures(&r); /* stops that came in after the last tick */
-    r.p.ps_inherited = r.t.pss != NULL;
+    r.p.nonblocking = r.t.pss != NULL;
     r.t.pss = NULL;
-    psample_set__close(&r.pss); /* the program samples no more for us */
+    psample_set__close(&r.pss); /* no more samples for us */
     r.p.lost_threads = r.t.st.lost;
     r.p.soft = r.t.st.soft_samples;
     r.p.soft_breaking = r.t.st.soft_breaking;
@@ -929,10 +955,6 @@ int record__run(const struct record_opts *o)
     r.p.cs_errno = (uint32_t)r.t.st.cs_errno;
     r.p.cs_losses = r.t.st.cs_losses;
     r.p.cs_busy = r.t.st.cs_busy;
-    r.p.nonblocking = r.t.sample_period_ns != 0;
-    r.p.ps_threads = r.t.st.ps_threads;
-    r.p.ps_refused = r.t.st.ps_refused;
-    r.p.ps_errno = (uint32_t)r.t.st.ps_errno;
     r.p.ps_samples = r.t.st.ps_samples;
     r.p.ps_stale = r.t.st.ps_stale;
     r.p.ps_lost = r.t.st.ps_lost;

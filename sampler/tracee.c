@@ -101,7 +101,6 @@ static struct tthread *add(struct tracee *t, pid_t tid)
     th->run = TT_RUNNING;
     th->state = '?';
     th->cs.fd = -1;
-    th->ps.fd = -1;
     th->stat_fd = spare_fd(t, th, proc__open_stat(t->pid, tid));
     th->sched_fd = spare_fd(t, th, proc__open_schedstat(t->pid, tid));
     th->sys_fd = spare_fd(t, th, proc__open_syscall(t->pid, tid));
@@ -119,10 +118,7 @@ static void close_fds(struct tthread *th)
         close(th->sys_fd);
     th->stat_fd = th->sched_fd = th->sys_fd = -1;
     cswitch__close(&th->cs);
-    psample__close(&th->ps);
 }
-
-static void shared_record(void *arg, const struct psample_rec *r);
 
 /* Where a thread's scheduler counters stand: from its context-switch ring
  * if it has one (the times it was given a CPU; run_ns UINT64_MAX, which no
@@ -130,12 +126,6 @@ static void shared_record(void *arg, const struct psample_rec *r);
  * /proc's schedstat (time run, times scheduled in). 0 or -1. */
 static int counters(struct tracee *t, struct tthread *th, uint64_t *run_ns, uint64_t *slices)
 {
-    if (t->pss) { /* its records come with the others' (see shared_record) */
-        psample_set__read(t->pss, shared_record, t);
-        *run_ns = UINT64_MAX;
-        *slices = th->cs.ins;
-        return 0;
-    }
     unsigned long losses = th->cs.losses;
     if (cswitch__update(&th->cs)) {
         t->st.cs_losses += th->cs.losses - losses;
@@ -199,61 +189,21 @@ static void open_ring(struct tracee *t, struct tthread *th)
     }
 }
 
-/* Whether a thread is sampled by perf events (--nonblocking). */
-static bool has_sampler(const struct tracee *t, const struct tthread *th)
-{
-    return t->pss || th->ps.fd >= 0;
-}
-
-/* One record of t->pss, to its thread: the newest sample of each thread,
- * and its context switches (what cswitch__fold makes of its own ring). */
-static void shared_record(void *arg, const struct psample_rec *r)
+/* One record of t->pss: the newest sample of each of the program's
+ * threads (other programs' are skipped). */
+static void take_sample(void *arg, const struct psample_rec *r)
 {
     struct tracee *t = arg;
     if (r->type == PERF_RECORD_LOST) {
-        /* Whose records were lost is unknown: each thread may have run. */
-        for (size_t i = 0; i < t->n; i++) {
-            t->th[i].cs.ins++;
-            t->th[i].cs.where = CS_UNKNOWN;
-        }
         t->st.ps_lost += r->lost;
-        t->st.cs_losses++;
         return;
     }
-    struct tthread *th = find(t, r->tid);
+    struct tthread *th = r->type == PERF_RECORD_SAMPLE ? find(t, r->tid) : NULL;
     if (!th)
         return;
-    if (r->type == PERF_RECORD_SAMPLE) {
-        if (!th->hit_new || r->hit.t_ns >= th->hit.t_ns)
-            th->hit = r->hit;
-        th->hit_new = true;
-    } else if (r->type == PERF_RECORD_SWITCH) {
-        if (!(r->misc & PERF_RECORD_MISC_SWITCH_OUT)) {
-            th->cs.ins++;
-            th->cs.where = CS_ON_CPU;
-        } else {
-            th->cs.where = r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT ? CS_PREEMPTED : CS_ASLEEP;
-        }
-    }
-}
-
-/* A thread's first tick with t->sample_period_ns: open its sampling event. */
-static void open_sampler(struct tracee *t, struct tthread *th)
-{
-    th->ps_tried = true;
-    int err = psample__open(&th->ps, th->tid, t->sample_period_ns);
-    if (err == 0 && spare_fd(t, th, th->ps.fd) < 0) {
-        th->ps.fd = -1; /* (closed) */
-        psample__close(&th->ps);
-        err = -EMFILE;
-    }
-    if (err == 0) {
-        t->st.ps_threads++;
-    } else if (err != -ESRCH) {
-        if (!t->st.ps_refused)
-            t->st.ps_errno = -err;
-        t->st.ps_refused++;
-    }
+    if (!th->hit_new || r->hit.t_ns >= th->hit.t_ns)
+        th->hit = r->hit;
+    th->hit_new = true;
 }
 
 static void gone(struct tracee *t, struct tthread *th)
@@ -572,6 +522,14 @@ void tracee__stopped_base(struct tracee *t, struct tthread *th)
 
 void tracee__settled(struct tracee *t, struct tthread *th)
 {
+    if (th->sampled) {
+        /* Captured as of a sampling instant, which may be most of a tick
+         * ago: it may have run since (and gone to sleep, say), so the next
+         * tick looks at it again rather than repeat this. */
+        th->has_base = false;
+        th->stop_base = false;
+        return;
+    }
     /* A running thread resumed runs on: counters read now would count
      * work done after the capture as seen. */
     if (th->stop_base) {
@@ -618,11 +576,6 @@ bool tracee__soft_held_still(struct tracee *t, struct tthread *th)
     return true;
 }
 
-bool tracee__sampler(const struct tracee *t, const struct tthread *th)
-{
-    return has_sampler(t, th);
-}
-
 bool tracee__interrupt_late(struct tracee *t, struct tthread *th)
 {
     th->soft = false;
@@ -659,7 +612,7 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
     if (t->pss) {
         for (size_t i = 0; i < t->n; i++)
             t->th[i].hit_new = false;
-        psample_set__read(t->pss, shared_record, t);
+        psample_set__read(t->pss, take_sample, t);
     }
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
@@ -671,22 +624,14 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
             th->owed++;
         if (th->run != TT_RUNNING || th->want)
             continue;
-        if (t->switch_records && !th->cs_tried && !t->pss)
+        if (t->switch_records && !th->cs_tried)
             open_ring(t, th);
-        if (t->sample_period_ns && !th->ps_tried && !t->pss)
-            open_sampler(t, th);
-        /* A perf sample since the last tick: it ran (whatever its
-         * counters say: a thread that stays on its CPU does not switch),
-         * and if it still runs, that sample is its capture. */
-        bool hit = false;
-        if (t->pss) {
-            hit = th->hit_new && th->fs_base;
-        } else if (th->ps.fd >= 0 && th->fs_base) {
-            unsigned long lost = th->ps.lost;
-            hit = psample__newest(&th->ps, &th->hit) == 1;
-            t->st.ps_lost += th->ps.lost - lost;
-        }
-        th->sampled = hit; /* until it turns out blocked */
+        /* On a CPU at a sampling instant since the last tick: it ran, and
+         * that sample is its capture, whatever it did after (blocked in a
+         * call since, it is still sampled at that instant: each tick shows
+         * every thread as of one random instant, as far as it can). */
+        bool hit = t->pss && th->hit_new && th->fs_base;
+        th->sampled = hit;
         /* A thread that has not run since its last sample keeps its state
          * and its stack: its ring, or one cheap schedstat read, decides.
          * That includes a runnable thread (state R) that has been waiting
@@ -698,13 +643,18 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
          * must not have run since, see tracee__soft_held_still.) */
         uint64_t run = 0, slices = 0;
         bool counted = false;
-        if ((skip_unchanged && th->has_base) || t->sample_blocked || th->cs.fd >= 0 || t->pss)
+        if ((skip_unchanged && th->has_base) || t->sample_blocked || th->cs.fd >= 0)
             counted = counters(t, th, &run, &slices) == 0;
-        if (counted && t->switch_records && !t->pss)
+        if (counted && t->switch_records)
             switch_rate(t, th, slices);
         if (counted && skip_unchanged && th->has_base && !hit && run == th->base_run_ns &&
             slices == th->base_slices) {
             th->unchanged = true;
+            continue;
+        }
+        if (hit) {
+            th->state = 'R'; /* (as at its sampling instant) */
+            t->runnable++;
             continue;
         }
         /* Running, or blocked in which call? Some blocking calls fail with
@@ -714,8 +664,7 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         /* (On a CPU or waiting for one, says its ring: running, no
          * need to ask /proc.) */
         long nr = -1;
-        bool on_cpu = (th->cs.fd >= 0 || t->pss) &&
-                      (th->cs.where == CS_ON_CPU || th->cs.where == CS_PREEMPTED);
+        bool on_cpu = th->cs.fd >= 0 && (th->cs.where == CS_ON_CPU || th->cs.where == CS_PREEMPTED);
         int how = on_cpu ? PROC_RUNNING
                          : proc__syscall_fd(th->sys_fd, &nr, &th->soft_sp, &th->soft_pc);
         if (how == PROC_RUNNING)
@@ -733,8 +682,6 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
             th->soft_breaks = proc__syscall_breaks_on_stop(nr);
             th->soft = th->soft_breaks || (t->sample_blocked && counted && th->fs_base &&
                                            !is_hard_pc(th, th->soft_pc));
-            /* Where it blocks now is newer than where it was sampled. */
-            th->sampled = hit && !th->soft;
             th->soft_counted = counted;
             th->soft_run = run;
             th->soft_slices = slices;
@@ -751,11 +698,9 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
     now = tracee__now_ns();
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
-        if (th->ps.fd >= 0 && !th->sampled)
-            psample__release(&th->ps); /* (the records read go back to the kernel) */
         if (th->run != TT_RUNNING || th->unchanged || th->soft || th->sampled || th->want)
             continue;
-        if (has_sampler(t, th) && th->fs_base) {
+        if (t->pss && th->fs_base) {
             th->stale = true; /* --nonblocking: no stop, and no new sample */
             continue;
         }

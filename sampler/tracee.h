@@ -48,19 +48,15 @@ struct tthread {
      * Only while it switches less than about once a tick (cs_rate): each
      * switch costs the program more with a ring than a read costs hsspy. */
     struct cswitch cs;
-    /* Its sampling event (t->sample_period_ns, --nonblocking), opened at
-     * its first tick: once its thread pointer is known (from that tick's
-     * stop), a thread that ran is sampled from its newest perf sample,
-     * never stopped again (see psample.h). */
-    struct psample ps;
-    bool ps_tried; /* opened, or refused (not tried again) */
-    /* This tick: it has a perf sample since the last (`hit`, its stack
-     * still in the ring until psample__release): captured from it; or it
-     * has none but may have run (less than a period of CPU since its last,
-     * or in the kernel): `stale`, its last sample repeated, not stopped. */
+    /* --nonblocking (t->pss), this tick: it was on a CPU at that CPU's
+     * sampling instant since the last tick (`sampled`, from its newest
+     * such sample, `hit`, whose stack stays in the ring until the tick's
+     * release); or it ran but was not on a CPU at such an instant, or is
+     * in a call /proc cannot sample (`stale`: its last sample repeated,
+     * not stopped). Only once its thread pointer is known (fs_base). */
     bool sampled, stale;
     struct psample_hit hit;
-    bool hit_new; /* t->pss: hit is a sample of this tick's records */
+    bool hit_new; /* hit is a sample of this tick's records */
     bool fd_short;    /* some of its kept files were not opened: see tracee__fd_limit */
     bool cs_tried;    /* opened, or refused (not tried again) */
     bool cs_busy;     /* closed for switching too often: reopened once quiet */
@@ -136,10 +132,7 @@ struct tracee_stats {
     unsigned long cs_losses;    /* times a ring lost records (then /proc told) */
     unsigned long fd_short;     /* threads some of whose kept files were not
                                  * opened, to keep FD_SPARE free */
-    unsigned long ps_threads;   /* threads given a sampling event (--nonblocking) */
-    unsigned long ps_refused;   /* threads that could not have one: stopped */
-    int ps_errno;               /* why the first of those could not */
-    unsigned long ps_samples;   /* samples taken from perf samples, no stop */
+    unsigned long ps_samples;   /* samples taken from perf samples, no stop (--nonblocking) */
     unsigned long ps_stale;     /* ... repeated: no perf sample since the last tick */
     unsigned long ps_lost;      /* perf samples the kernel dropped (ring full) */
     unsigned long cs_busy;      /* threads whose ring was closed at least once
@@ -174,14 +167,9 @@ struct tracee {
      * are on a CPU, from context-switch records (cswitch.h) where the
      * kernel allows them, rather than /proc reads. */
     bool switch_records;
-    /* Set by the caller (--nonblocking): sample each thread by a perf
-     * event every this much of its CPU time, and mark a running thread
-     * `sampled` instead of stopping it, once its thread pointer is known
-     * (0: stop running threads). */
-    uint64_t sample_period_ns;
-    /* ... and for a launched command, the events it inherited (psample.h:
-     * one per CPU, samples and context-switch records of every thread; set
-     * by the caller): no event of its own on any thread then. */
+    /* Set by the caller (--nonblocking): the per-CPU sampling events
+     * (psample.h). A running thread whose thread pointer is known is then
+     * never stopped: it is `sampled` or `stale`. */
     struct psample_set *pss;
     struct tracee_stats st;
 };
@@ -218,10 +206,10 @@ int tracee__drain(struct tracee *t);
  * break is marked `soft`, and so, with t->sample_blocked, is one blocked
  * in any call whose thread pointer is known (seen in an earlier stop) and
  * whose pc is not one of its hard_pc. Then
- * with t->sample_period_ns, a thread with a sampling event and a known
- * thread pointer is never stopped: it is marked `sampled` if the event
- * has a sample since the last tick (before anything else is read), else,
- * where it would be stopped, `stale`. Then
+ * with t->pss, a thread whose thread pointer is known is never stopped:
+ * it is marked `sampled` if one of the per-CPU events sampled it since
+ * the last tick (whatever else it did since), else, where it would be
+ * stopped, `stale`. Then
  * PTRACE_INTERRUPT the rest in one tight loop; a thread still interrupted
  * from an earlier tick is not interrupted again. Returns the number
  * interrupted. */
@@ -232,10 +220,6 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged);
  * so that they and the memory read since are of one instant; its sample
  * then settles on those counters. */
 bool tracee__soft_held_still(struct tracee *t, struct tthread *th);
-
-/* Whether th is sampled by perf events (--nonblocking): its own, or the
- * ones a launched command inherited. */
-bool tracee__sampler(const struct tracee *t, const struct tthread *th);
 
 /* A thread marked soft whose capture cannot be used: PTRACE_INTERRUPT it
  * now, to be captured when it stops like the others. Returns true if the
@@ -255,7 +239,8 @@ void tracee__stopped_base(struct tracee *t, struct tthread *th);
 /* Note where a thread's scheduler counters stand now that its sample is
  * done: those read during its stop for a running thread; for a blocked
  * one, those of now, when it is back to sleeping where it was (our own
- * stop and resume made it run). */
+ * stop and resume made it run). None for one captured from a perf sample
+ * (`sampled`): it may have run since its sampling instant. */
 void tracee__settled(struct tracee *t, struct tthread *th);
 
 struct tthread *tracee__find(struct tracee *t, pid_t tid);

@@ -1,10 +1,8 @@
-/* test_psample.c - reading perf samples (--nonblocking): the scan of a
- * ring's bytes for the newest sample (wrap-around, lost and malformed
- * records, samples without user registers, short stack copies), the
- * records of a launched command's shared rings (samples, context switches
- * and losses, each with its thread), then a real event on a thread of this
- * process spinning in a known function, and real inherited events on a
- * launched command. */
+/* test_psample.c - reading perf samples (--nonblocking): the records of a
+ * ring's bytes, each sample with its thread (wrap-around, lost and
+ * malformed records, samples without user registers, short stack copies),
+ * then the real per-CPU events on a thread of this process spinning in a
+ * known function, and their instants taking a new period. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -69,6 +67,11 @@ static uint64_t put_lost(uint64_t pos, uint64_t n)
     return put_u64(p, n);
 }
 
+/* The newest well-formed sample of the records from *tail to head, as a
+ * tick takes it, counting samples and lost ones. 1 (in *hit) or 0. */
+static int newest(uint64_t *tail, uint64_t head, struct psample_hit *hit, unsigned long *samples,
+                  unsigned long *lost);
+
 static void check_stack_bytes(const struct psample_hit *hit, uint32_t len)
 {
     static uint8_t out[PSAMPLE_STACK];
@@ -87,7 +90,7 @@ TEST(newest_of_several)
     memset(ring, 0, sizeof ring);
     h = put_sample(h, 100, PERF_SAMPLE_REGS_ABI_64, 1000, 4096, 4096);
     h = put_sample(h, 200, PERF_SAMPLE_REGS_ABI_64, 2000, 2048, 2048);
-    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 1);
+    CHECK_EQ_INT(newest(&tail, h, &hit, &samples, &lost), 1);
     CHECK_EQ_INT(tail, h);
     CHECK_EQ_INT(samples, 2);
     CHECK_EQ_INT(lost, 0);
@@ -102,7 +105,7 @@ TEST(newest_of_several)
     CHECK_EQ_INT(hit.regs.fs_base, 0);
     check_stack_bytes(&hit, 2048);
     /* Nothing new: no sample. */
-    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 0);
+    CHECK_EQ_INT(newest(&tail, h, &hit, &samples, &lost), 0);
     CHECK_EQ_INT(samples, 2);
 }
 
@@ -114,7 +117,7 @@ TEST(wraps_around)
     struct psample_hit hit = {0};
     memset(ring, 0, sizeof ring);
     h = put_sample(start, 5, PERF_SAMPLE_REGS_ABI_64, 10, 1024, 1024);
-    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 1);
+    CHECK_EQ_INT(newest(&tail, h, &hit, &samples, &lost), 1);
     CHECK_EQ_INT(hit.regs.rip, 18);
     CHECK(hit.stack_pos % RING > RING - 300);
     check_stack_bytes(&hit, 1024);
@@ -128,11 +131,11 @@ TEST(short_copy_and_no_stack)
     memset(ring, 0, sizeof ring);
     /* The kernel could copy only 512 of 4096 bytes (the top of the stack). */
     h = put_sample(h, 1, PERF_SAMPLE_REGS_ABI_64, 0, 4096, 512);
-    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 1);
+    CHECK_EQ_INT(newest(&tail, h, &hit, &samples, &lost), 1);
     check_stack_bytes(&hit, 512);
     /* No stack at all (size 0, then no dyn_size). */
     h = put_sample(h, 2, PERF_SAMPLE_REGS_ABI_64, 0, 0, 0);
-    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 1);
+    CHECK_EQ_INT(newest(&tail, h, &hit, &samples, &lost), 1);
     CHECK_EQ_INT(hit.t_ns, 2);
     CHECK_EQ_INT(hit.stack_len, 0);
 }
@@ -146,7 +149,7 @@ TEST(no_user_registers_is_no_sample)
     h = put_sample(h, 1, PERF_SAMPLE_REGS_ABI_64, 500, 256, 256);
     /* Taken with no user registers (ABI_NONE): counted, not used. */
     h = put_sample(h, 2, PERF_SAMPLE_REGS_ABI_NONE, 0, 0, 0);
-    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 1);
+    CHECK_EQ_INT(newest(&tail, h, &hit, &samples, &lost), 1);
     CHECK_EQ_INT(samples, 2);
     CHECK_EQ_INT(hit.t_ns, 1); /* the older one, which has them */
     CHECK_EQ_INT(hit.regs.rip, 508);
@@ -161,7 +164,7 @@ TEST(lost_records_counted)
     h = put_lost(h, 5);
     h = put_sample(h, 9, PERF_SAMPLE_REGS_ABI_64, 0, 128, 128);
     h = put_lost(h, 2);
-    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 1);
+    CHECK_EQ_INT(newest(&tail, h, &hit, &samples, &lost), 1);
     CHECK_EQ_INT(lost, 7);
     CHECK_EQ_INT(samples, 1);
     CHECK_EQ_INT(hit.t_ns, 9);
@@ -178,19 +181,19 @@ TEST(malformed_records)
     struct perf_event_header bad = {PERF_RECORD_SAMPLE, 0, 4000};
     h2 = put_bytes(h, &bad, sizeof bad);
     h2 = put_u64(h2, 0);
-    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h2, &hit, &samples, &lost), 1);
+    CHECK_EQ_INT(newest(&tail, h2, &hit, &samples, &lost), 1);
     CHECK_EQ_INT(hit.t_ns, 1);
     CHECK_EQ_INT(tail, h2); /* and does not read it again */
     /* A zero-sized header: no endless loop. */
     memset(ring, 0, sizeof ring);
     tail = 0;
-    CHECK_EQ_INT(psample__scan(ring, RING, &tail, 256, &hit, &samples, &lost), 0);
+    CHECK_EQ_INT(newest(&tail, 256, &hit, &samples, &lost), 0);
     CHECK_EQ_INT(tail, 256);
     /* A stack size larger than a sample can have, or than its record. */
     memset(ring, 0, sizeof ring);
     tail = 0;
     h = put_sample(0, 3, PERF_SAMPLE_REGS_ABI_64, 0, PSAMPLE_STACK + 8, PSAMPLE_STACK + 8);
-    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 0);
+    CHECK_EQ_INT(newest(&tail, h, &hit, &samples, &lost), 0);
     /* A record too short for its registers. */
     memset(ring, 0, sizeof ring);
     tail = 0;
@@ -201,24 +204,42 @@ TEST(malformed_records)
     h = put_u64(h, PERF_SAMPLE_REGS_ABI_64);
     h = put_u64(h, 0);
     h = put_u64(h, 0);
-    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 0);
+    CHECK_EQ_INT(newest(&tail, h, &hit, &samples, &lost), 0);
     /* A head that ran more than a ring ahead (or behind): only the newest
      * ring's worth is looked at. */
     memset(ring, 0, sizeof ring);
     tail = 0;
     h = put_sample(10 * RING, 4, PERF_SAMPLE_REGS_ABI_64, 0, 64, 64);
-    CHECK_EQ_INT(psample__scan(ring, RING, &tail, h, &hit, &samples, &lost), 0);
+    CHECK_EQ_INT(newest(&tail, h, &hit, &samples, &lost), 0);
     CHECK_EQ_INT(tail, h);
 }
 
-/* A switch or lost record as the shared rings have them (sample_id_all:
- * pid, tid, time at the end). */
-static uint64_t put_switch(uint64_t pos, uint32_t tid, uint16_t misc)
+struct fold {
+    struct psample_hit *hit;
+    int found;
+    unsigned long *samples, *lost;
+};
+
+static void keep_newest(void *ctx, const struct psample_rec *r)
 {
-    struct perf_event_header h = {PERF_RECORD_SWITCH, misc, 24};
-    uint64_t p = put_bytes(pos, &h, sizeof h);
-    p = put_u64(p, (uint64_t)tid << 32 | 1);
-    return put_u64(p, 5);
+    struct fold *f = ctx;
+    if (r->type == PERF_RECORD_LOST) {
+        *f->lost += r->lost;
+        return;
+    }
+    (*f->samples)++; /* (a sample, well-formed or not: type 0) */
+    if (r->type == PERF_RECORD_SAMPLE) {
+        *f->hit = r->hit;
+        f->found = 1;
+    }
+}
+
+static int newest(uint64_t *tail, uint64_t head, struct psample_hit *hit, unsigned long *samples,
+                  unsigned long *lost)
+{
+    struct fold f = {hit, 0, samples, lost};
+    psample__each(ring, RING, tail, head, hit->src, keep_newest, &f);
+    return f.found;
 }
 
 static struct psample_rec seen[16];
@@ -231,6 +252,14 @@ static void note(void *ctx, const struct psample_rec *r)
         seen[nseen++] = *r;
 }
 
+/* A sample record of thread tid (put_sample writes 42). */
+static uint64_t put_sample_of(uint64_t pos, uint32_t tid, uint64_t t)
+{
+    uint64_t end = put_sample(pos, t, PERF_SAMPLE_REGS_ABI_64, 300, 256, 256);
+    put_u64(pos + sizeof(struct perf_event_header), (uint64_t)tid << 32 | 1);
+    return end;
+}
+
 TEST(each_record_with_its_thread)
 {
     uint64_t tail = 0, h = 0;
@@ -238,99 +267,43 @@ TEST(each_record_with_its_thread)
     memset(ring, 0, sizeof ring);
     memset(&src, 0, sizeof src);
     nseen = 0;
-    h = put_switch(h, 7, 0);
+    h = put_sample_of(h, 7, 10);
     h = put_sample(h, 11, PERF_SAMPLE_REGS_ABI_64, 300, 256, 256);
-    h = put_switch(h, 7, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
-    struct perf_event_header lh = {PERF_RECORD_LOST, 0, 40};
-    uint64_t p = put_bytes(h, &lh, sizeof lh);
-    p = put_u64(p, 1);
-    p = put_u64(p, 3); /* lost */
+    /* A record of another type (what a CPU-wide ring might also hold):
+     * skipped. */
+    struct perf_event_header other = {PERF_RECORD_COMM, 0, 24};
+    uint64_t p = put_bytes(h, &other, sizeof other);
     p = put_u64(p, 0);
     h = put_u64(p, 0);
+    struct perf_event_header lh = {PERF_RECORD_LOST, 0, 24};
+    p = put_bytes(h, &lh, sizeof lh);
+    p = put_u64(p, 1);
+    h = put_u64(p, 3); /* lost */
     h = put_sample(h, 12, PERF_SAMPLE_REGS_ABI_NONE, 0, 0, 0);
     psample__each(ring, RING, &tail, h, &src, note, NULL);
     CHECK_EQ_INT(tail, h);
-    CHECK_EQ_INT(nseen, 5);
-    CHECK_EQ_INT(seen[0].type, PERF_RECORD_SWITCH);
+    CHECK_EQ_INT(nseen, 4);
+    CHECK_EQ_INT(seen[0].type, PERF_RECORD_SAMPLE);
     CHECK_EQ_INT(seen[0].tid, 7);
-    CHECK_EQ_INT(seen[0].misc, 0);
+    CHECK_EQ_INT(seen[0].hit.t_ns, 10);
     CHECK_EQ_INT(seen[1].type, PERF_RECORD_SAMPLE);
     CHECK_EQ_INT(seen[1].tid, 42);
     CHECK_EQ_INT(seen[1].hit.t_ns, 11);
     CHECK_EQ_INT(seen[1].hit.regs.rip, 308);
     CHECK(seen[1].hit.src == &src);
     CHECK_EQ_INT(seen[1].hit.stack_len, 256);
-    CHECK_EQ_INT(seen[2].type, PERF_RECORD_SWITCH);
-    CHECK_EQ_INT(seen[2].misc, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
-    CHECK_EQ_INT(seen[3].type, PERF_RECORD_LOST);
-    CHECK_EQ_INT(seen[3].lost, 3);
-    /* A sample without user registers: told, as no sample (type 0). */
-    CHECK_EQ_INT(seen[4].type, 0);
-    CHECK_EQ_INT(seen[4].tid, 42);
+    CHECK_EQ_INT(seen[2].type, PERF_RECORD_LOST);
+    CHECK_EQ_INT(seen[2].lost, 3);
+    /* A sample without user registers (a kernel thread): told, as no
+     * sample (type 0). */
+    CHECK_EQ_INT(seen[3].type, 0);
+    CHECK_EQ_INT(seen[3].tid, 42);
     /* Nothing new: nothing told. */
     psample__each(ring, RING, &tail, h, &src, note, NULL);
-    CHECK_EQ_INT(nseen, 5);
+    CHECK_EQ_INT(nseen, 4);
 }
 
-/* Real inherited events: a command (a shell spinning) launched stopped
- * before its exec, as hsspy launches; its samples arrive in the CPUs'
- * rings with its pid as their thread. */
-struct counts {
-    pid_t tid;
-    int samples, mine;
-    uint64_t rip;
-};
-
-static void count(void *ctx, const struct psample_rec *r)
-{
-    struct counts *c = ctx;
-    if (r->type == PERF_RECORD_SAMPLE) {
-        c->samples++;
-        c->mine += r->tid == c->tid;
-        c->rip = r->hit.regs.rip;
-    }
-}
-
-TEST(real_inherited)
-{
-    pid_t c = fork();
-    CHECK(c >= 0);
-    if (c == 0) {
-        raise(SIGSTOP);
-        execl("/bin/sh", "sh", "-c", "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done", (char *)NULL);
-        _exit(127);
-    }
-    int st;
-    CHECK(waitpid(c, &st, WUNTRACED) == c);
-    struct psample_set s;
-    int err = psample_set__open(&s, c, 1000000);
-    if (err < 0) {
-        kill(c, SIGKILL);
-        waitpid(c, &st, 0);
-        if (err == -EACCES || err == -EPERM || err == -ENOSYS || err == -ENOENT ||
-            err == -EOPNOTSUPP)
-            UNIT_SKIP("perf sampling events are not allowed here (%s)", strerror(-err));
-        UNIT_FAIL("psample_set__open: %s", strerror(-err));
-    }
-    kill(c, SIGCONT);
-    struct counts n = {c, 0, 0, 0};
-    for (int i = 0; i < 400 && n.samples < 20; i++) {
-        struct timespec ts = {0, 5000000};
-        nanosleep(&ts, NULL);
-        psample_set__read(&s, count, &n);
-        psample_set__release(&s);
-    }
-    kill(c, SIGKILL);
-    waitpid(c, &st, 0);
-    psample_set__close(&s);
-    CHECK_EQ_INT(s.n, 0);
-    if (n.samples < 20)
-        UNIT_FAIL("%d samples in 2 s of a spinning shell", n.samples);
-    CHECK_EQ_INT(n.mine, n.samples);
-    CHECK(n.rip != 0);
-}
-
-/* A real event, on a thread spinning in spin_here with a marker on its
+/* The real events, on a thread spinning in spin_here with a marker on its
  * stack. */
 static atomic_int phase;
 static atomic_int tid_of;
@@ -366,52 +339,93 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-TEST(real_samples)
+/* The spinner's samples: how many, the newest (its stack copied out). */
+struct mine {
+    pid_t tid;
+    int n, others;
+    struct psample_hit hit;
+    uint8_t stack[PSAMPLE_STACK];
+};
+
+static void take_mine(void *ctx, const struct psample_rec *r)
+{
+    struct mine *m = ctx;
+    if (r->type != PERF_RECORD_SAMPLE)
+        return;
+    if (r->tid != m->tid) {
+        m->others++;
+        return;
+    }
+    m->n++;
+    m->hit = r->hit;
+    psample__copy_stack(&r->hit, m->stack);
+}
+
+/* The spinner's samples over ms milliseconds, read every 5 ms. */
+static void collect(struct psample_set *s, struct mine *m, int ms)
+{
+    psample_set__read(s, take_mine, m); /* (older ones: dropped) */
+    psample_set__release(s);
+    m->n = m->others = 0;
+    for (int t = 0; t < ms; t += 5) {
+        nap_ms(5);
+        psample_set__read(s, take_mine, m);
+        psample_set__release(s);
+    }
+}
+
+TEST(real_samples_and_rephase)
 {
     pthread_t t;
     atomic_store(&phase, 1);
     CHECK(pthread_create(&t, NULL, spinner, NULL) == 0);
     while (!atomic_load(&tid_of))
         nap_ms(1);
-    struct psample p;
-    int err = psample__open(&p, atomic_load(&tid_of), 1000000);
+    struct psample_set s;
+    int err = psample_set__open(&s, 1000000);
     if (err < 0) {
         atomic_store(&phase, 2);
         pthread_join(t, NULL);
         if (err == -EACCES || err == -EPERM || err == -ENOSYS || err == -ENOENT ||
             err == -EOPNOTSUPP)
-            UNIT_SKIP("perf sampling events are not allowed here (%s): --nonblocking "
-                      "stops threads instead", strerror(-err));
-        UNIT_FAIL("psample__open: %s", strerror(-err));
+            UNIT_SKIP("perf events on every CPU are not allowed here (%s): --nonblocking "
+                      "is refused", strerror(-err));
+        UNIT_FAIL("psample_set__open: %s", strerror(-err));
     }
-    nap_ms(30);
-    struct psample_hit hit = {0};
-    int got = 0;
-    for (int i = 0; i < 100 && got != 1; i++) {
-        got = psample__newest(&p, &hit);
-        if (got != 1)
-            nap_ms(5);
-    }
+    static struct mine m;
+    m.tid = atomic_load(&tid_of);
+    /* Opened disabled: nothing until enabled. */
+    collect(&s, &m, 50);
+    CHECK_EQ_INT(m.n, 0);
+    psample_set__enable(&s);
+    collect(&s, &m, 300);
     uint64_t now = now_ns();
-    atomic_store(&phase, 2);
-    pthread_join(t, NULL);
-    CHECK_EQ_INT(got, 1);
-    CHECK(p.samples >= 1);
+    int fast = m.n;
+    /* A sample a millisecond of wall time, and the spinner never sleeps:
+     * nearly every instant finds it on a CPU. */
+    if (fast < 150)
+        UNIT_FAIL("%d samples of a spinning thread in 300 ms at 1 kHz", fast);
     /* Taken in spin_here, on the spinner's stack, just now. */
     uint64_t f = (uint64_t)(uintptr_t)spin_here;
-    if (!(hit.regs.rip >= f && hit.regs.rip < f + 64))
-        UNIT_FAIL("rip %#llx is not in spin_here (%#llx)", (unsigned long long)hit.regs.rip,
+    if (!(m.hit.regs.rip >= f && m.hit.regs.rip < f + 64))
+        UNIT_FAIL("rip %#llx is not in spin_here (%#llx)", (unsigned long long)m.hit.regs.rip,
                   (unsigned long long)f);
-    uint64_t m = (uint64_t)(uintptr_t)marker_at;
-    CHECK(hit.regs.rsp < m);
-    CHECK(m + 8 <= hit.regs.rsp + hit.stack_len);
-    CHECK(hit.t_ns <= now && now - hit.t_ns < 2000000000ull);
-    static uint8_t st[PSAMPLE_STACK];
-    psample__copy_stack(&hit, st);
+    uint64_t mk = (uint64_t)(uintptr_t)marker_at;
+    CHECK(m.hit.regs.rsp < mk);
+    CHECK(mk + 8 <= m.hit.regs.rsp + m.hit.stack_len);
+    CHECK(m.hit.t_ns <= now && now - m.hit.t_ns < 2000000000ull);
     uint64_t w;
-    memcpy(&w, st + (m - hit.regs.rsp), 8);
+    memcpy(&w, m.stack + (mk - m.hit.regs.rsp), 8);
     CHECK_EQ_INT(w, 0x5eed5eed5eed5eedull);
-    psample__release(&p);
-    psample__close(&p);
-    CHECK_EQ_INT(p.fd, -1);
+    /* A period of 20 ms from now, on every CPU: a twentieth of the
+     * samples. */
+    psample_set__rephase(&s, 20000000);
+    collect(&s, &m, 300);
+    int slow = m.n;
+    atomic_store(&phase, 2);
+    pthread_join(t, NULL);
+    psample_set__close(&s);
+    CHECK_EQ_INT(s.n, 0);
+    if (!(slow >= 5 && slow <= 30))
+        UNIT_FAIL("%d samples in 300 ms at a 20 ms period (%d at 1 ms)", slow, fast);
 }

@@ -38,13 +38,9 @@ static void build(struct profile *p)
     p->fd_short = 5;
     p->fd_limit = 200;
     p->nonblocking = true;
-    p->ps_threads = 6;
-    p->ps_refused = 1;
     p->ps_samples = 700;
     p->ps_stale = 30;
     p->ps_lost = 2;
-    p->ps_errno = 1;
-    p->ps_inherited = true;
     p->cs_errno = 13;
     p->nmodules = 2;
     p->modules = calloc(2, sizeof *p->modules);
@@ -115,13 +111,9 @@ TEST(round_trip)
     CHECK_EQ_INT(b.fd_short, 5);
     CHECK_EQ_INT(b.fd_limit, 200);
     CHECK(b.nonblocking);
-    CHECK_EQ_INT(b.ps_threads, 6);
-    CHECK_EQ_INT(b.ps_refused, 1);
     CHECK_EQ_INT(b.ps_samples, 700);
     CHECK_EQ_INT(b.ps_stale, 30);
     CHECK_EQ_INT(b.ps_lost, 2);
-    CHECK_EQ_INT(b.ps_errno, 1);
-    CHECK(b.ps_inherited);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -184,9 +176,8 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the flag of inherited events, then also
-     * the --nonblocking figures (a flag, five counters and an errno), then
-     * also the figures of files (two counters), then
+     * type, size, payload. Drop the --nonblocking figures (a flag and
+     * three counters), then also the figures of files (two counters), then
      * also the context-switch figures before them (four counters and an
      * errno), then also the counter before them (reads
      * per stop), then also the two before it (copied bytes and threads),
@@ -194,7 +185,7 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {1, 46, 62, 98, 106, 122, 146};
+    static const int cuts[] = {25, 41, 77, 85, 101, 125};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -206,20 +197,19 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK(!b.ps_inherited);
-        CHECK_EQ_INT(b.nonblocking, cut == 1);
-        CHECK_EQ_INT(b.ps_samples, cut == 1 ? 700 : 0);
-        CHECK_EQ_INT(b.ps_errno, cut == 1 ? 1 : 0);
-        CHECK_EQ_INT(b.fd_short, cut <= 46 ? 5 : 0);
-        CHECK_EQ_INT(b.fd_limit, cut <= 46 ? 200 : 0);
-        CHECK_EQ_INT(b.cs_threads, cut <= 62 ? 11 : 0);
-        CHECK_EQ_INT(b.cs_losses, cut <= 62 ? 3 : 0);
-        CHECK_EQ_INT(b.cs_errno, cut <= 62 ? 13 : 0);
-        CHECK_EQ_INT(b.cs_busy, cut <= 62 ? 4 : 0);
-        CHECK_EQ_INT(b.stop_reads, cut <= 98 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 106 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 106 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 122 ? 1 : 0);
+        CHECK(!b.nonblocking);
+        CHECK_EQ_INT(b.ps_samples, 0);
+        CHECK_EQ_INT(b.ps_lost, 0);
+        CHECK_EQ_INT(b.fd_short, cut <= 25 ? 5 : 0);
+        CHECK_EQ_INT(b.fd_limit, cut <= 25 ? 200 : 0);
+        CHECK_EQ_INT(b.cs_threads, cut <= 41 ? 11 : 0);
+        CHECK_EQ_INT(b.cs_losses, cut <= 41 ? 3 : 0);
+        CHECK_EQ_INT(b.cs_errno, cut <= 41 ? 13 : 0);
+        CHECK_EQ_INT(b.cs_busy, cut <= 41 ? 4 : 0);
+        CHECK_EQ_INT(b.stop_reads, cut <= 77 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 85 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 85 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 101 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);
