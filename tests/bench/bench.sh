@@ -243,7 +243,7 @@ hsspy_figures() { # CONFIG -> sets F_* from that config's reports
     F_BUSY=$(sed -n 's/.*; \([0-9]*\) of them switched more than once a tick.*/\1/p' "$f" | median)
     F_ERRORS=$(sed -n 's/^ *errors: *\([0-9]*\).*/\1/p' "$f" | median)
     F_PS=$(sed -n 's/.*not stopped: \([0-9]*\) samples.*/\1/p' "$f" | median)
-    F_STALE=$(sed -n 's/.*, \([0-9]*\) repeated (no new perf sample.*/\1/p' "$f" | median)
+    F_STALE=$(sed -n 's/.*, \([0-9]*\) repeated (it ran, but was on no CPU.*/\1/p' "$f" | median)
     F_STOPS=$(sed -n 's/.*; \([0-9]*\) stops in all.*/\1/p' "$f" | median)
 }
 
@@ -372,7 +372,7 @@ done
 hsspy_figures n1k
 printf '   at 1000 Hz, --nonblocking: %s samples of %s threads, %s from perf samples (their\n' \
     "$F_SAMPLES" "$F_THREADS" "${F_PS:-0}"
-printf '              Haskell stacks read while they ran on), %s repeated for want of a new one,\n' \
+printf '              Haskell stacks read while they ran on), %s repeated (on no CPU at an instant),\n' \
     "${F_STALE:-0}"
 printf '              %s stops in all; walk errors %s (%s%% of samples); rate %s Hz, missed\n' \
     "${F_STOPS:-?}" "${F_ERRORS:-0}" "$(printf '%.2f' "$(calc "100 * ${F_ERRORS:-0} / $F_SAMPLES")")" "$F_RATE"
