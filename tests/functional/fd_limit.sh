@@ -7,10 +7,14 @@
 # was given), and where the hard limit is too low it keeps 128 files free
 # for its own use and lets threads go without theirs (stopped at every
 # tick), which the report says. Both with 300 waiting threads:
-#  1. soft limit 256, hard higher: the program runs with 256, hsspy with
-#     the hard limit; every waiter's stack is whole, no "files:" line;
+#  1. soft limit 256, hard higher: a launched program runs with 256, hsspy
+#     with the hard limit, and no "files:" line; attached to, every
+#     waiter's stack is whole;
 #  2. soft and hard 200: every waiter is still sampled at every tick, named,
 #     with its stack in wait_forever; the report names the limit.
+# Every tick is checked on a program attached to once its waiters wait: a
+# launched one makes its threads while the ticks go on, 0.2 s under ptrace
+# on a slow VM, and a thread cannot be sampled before it exists.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -31,6 +35,21 @@ waiters_ok() {
 }
 
 ticks_of() { sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$1" | head -n1; }
+
+# attached NAME SECONDS: record the waiters, ready, for SECONDS at 50 Hz
+# under the current limits, into $T/NAME.raw, .folded and .rep.
+attached() {
+    local pid
+    bg "$W/waiters" $(($2 + 2)) $NW >"$T/$1.out"
+    pid=$!
+    wait_for_line "$T/$1.out" '^ready$' || { kill "$pid"; return 1; }
+    "$HSSPY" record -q -F 50 -d "$2" --idle --threads -f raw -o "$T/$1.raw" -p "$pid" \
+        2>"$T/$1.err" || { kill "$pid"; return 1; }
+    kill "$pid"
+    wait "$pid" 2>/dev/null
+    "$HSSPY" report -f folded --threads --idle -o "$T/$1.folded" "$T/$1.raw" &&
+        "$HSSPY" report -f report -o "$T/$1.rep" "$T/$1.raw"
+}
 
 # 1. Soft limit low, hard limit high: raised for hsspy alone.
 hard=$(ulimit -Hn)
@@ -53,24 +72,18 @@ else
         test "$(cat "$T/prog-limit")" = 256
     check "raised-hsspy" "hsspy's soft and hard limits: $(cat "$T/hsspy-limit"), hard $hard" \
         test "$(cat "$T/hsspy-limit")" = "$hard $hard"
-    "$HSSPY" report -f folded --threads --idle -o "$T/raised.folded" "$T/raised.raw" &&
-        "$HSSPY" report -f report -o "$T/raised.rep" "$T/raised.raw"
+    "$HSSPY" report -f report -o "$T/raised.rep" "$T/raised.raw"
     check_status "raised-report" $? /dev/null
-    waiters_ok raised "$T/raised.folded" "$(ticks_of "$T/raised.rep")"
     files=$(grep '^ *files:' "$T/raised.rep")
     check "raised-no-files-line" "the report says: $files" test -z "$files"
+    (ulimit -Sn 256 && attached raised-attached 1)
+    check_status "raised-attached-record" $? "$T/raised-attached.err"
+    waiters_ok raised "$T/raised-attached.folded" "$(ticks_of "$T/raised-attached.rep")"
 fi
 
 # 2. Soft and hard limits low: threads go without their files.
-(
-    ulimit -n 200
-    "$HSSPY" record -q -F 50 -d 1 --idle --threads -f raw -o "$T/low.raw" -- "$W/waiters" 2 $NW \
-        >/dev/null 2>"$T/low.err"
-)
+(ulimit -n 200 && attached low 1)
 check_status "low-record" $? "$T/low.err"
-"$HSSPY" report -f folded --threads --idle -o "$T/low.folded" "$T/low.raw" &&
-    "$HSSPY" report -f report -o "$T/low.rep" "$T/low.raw"
-check_status "low-report" $? /dev/null
 waiters_ok low "$T/low.folded" "$(ticks_of "$T/low.rep")"
 check "low-files-line" "the report does not name the limit: $(grep -E 'files:|switches:' "$T/low.rep")" \
     has_line "$T/low.rep" '^ *files: *[0-9]+ threads went without .* only 200 files \(ulimit -n\)'
