@@ -14,7 +14,12 @@ switching() { # SUITE CASE-PREFIX
     local suite=$1 c=$2 prog n all reads
     prog=$(hs_build "$suite" switch switch.hs -- -O1 -threaded -rtsopts) ||
         { fail "$c-build" "ghc could not build switch.hs"; return; }
-    local rts=(+RTS -N1 -V0.001 -C0.001 -RTS)
+    # (-A32m: a collection every 2 to 3 ms, as switch.hs says. With the
+    # default 1 MB nursery it came every 80 us, each with a system call
+    # (sched_getaffinity), and on a VM whose interrupts between CPUs take
+    # 50 us or more most stops landed at one, as a thread stops at its next
+    # entry to the kernel: 30% of the samples there, 1% by perf.)
+    local rts=(+RTS -N1 -V0.001 -C0.001 -A32m -RTS)
     hs_record "$suite" /dev/null "$T/err" -q -F 499 -o "$T/switch.folded" -- "$prog" 2 3 "${rts[@]}"
     check_status "$c-record" $? "$T/err"
     n=$(count_matching "$T/switch.folded" '^\[haskell\];\[catch\];Main\.([$]w)?spin(;|$| )')

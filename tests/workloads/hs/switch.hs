@@ -3,8 +3,8 @@
 -- every millisecond, so the OS thread running them is on another Haskell
 -- thread, with another TSO and stack chunk, at nearly every sample a
 -- profiler takes, and the collector, which runs every few milliseconds
--- here, moves their TSOs. Prints "ready" first.
--- Usage: switch SECONDS THREADS +RTS -N1 -V0.001 -C0.001
+-- here (with -A32m), moves their TSOs. Prints "ready" first.
+-- Usage: switch SECONDS THREADS +RTS -N1 -V0.001 -C0.001 -A32m
 module Main (main, spin) where
 
 import Control.Concurrent (forkIO, threadDelay)
