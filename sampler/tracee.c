@@ -409,6 +409,8 @@ int tracee__wait(struct tracee *t, uint64_t deadline_ns)
         int sig = sigtimedwait(&set, NULL, &ts);
         if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
             return sig;
+        if (sig < 0 && errno == EAGAIN)
+            return 0; /* the deadline, and no SIGCHLD: nothing to drain */
     }
 }
 
@@ -643,7 +645,9 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
          * must not have run since, see tracee__soft_held_still.) */
         uint64_t run = 0, slices = 0;
         bool counted = false;
-        if ((skip_unchanged && th->has_base) || t->sample_blocked || th->cs.fd >= 0)
+        /* (A sampled thread ran: its schedstat is not worth a read.) */
+        if (((skip_unchanged && th->has_base) || t->sample_blocked || th->cs.fd >= 0) &&
+            !(hit && th->cs.fd < 0))
             counted = counters(t, th, &run, &slices) == 0;
         if (counted && t->switch_records)
             switch_rate(t, th, slices);
