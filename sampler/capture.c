@@ -97,9 +97,8 @@ static bool add_range(struct capture *c, uint64_t a, size_t len, struct remote_r
  * time. Whatever turns out different is read afterwards by whoever needs it
  * (rts__grab finds the rest in the image), so a wrong guess costs only
  * bytes, and a right one saves a system call per range while the thread is
- * stopped. */
-/* (With a sample's stack, the image has the C stack already: the batch
- * then has only the ranges beyond it.) */
+ * stopped. With have_stack (a perf sample's), the image has the C stack
+ * already: the batch then has only the ranges beyond it. */
 static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
                        struct thread_capture *tc, capture_guess_fn guess, void *ctx,
                        bool have_stack)
