@@ -24,6 +24,12 @@ if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 
     skip "all" "perf events on every CPU need root or perf_event_paranoid <= 0 (it is $(cat /proc/sys/kernel/perf_event_paranoid))"
     exit 0
 fi
+# (Root without CAP_PERFMON, as in some containers, is refused too.)
+if ! "$HSSPY" record -q --nonblocking -d 0.1 -o /dev/null -- true 2>"$T/probe.err" &&
+    grep -Eq -- '--nonblocking (samples every CPU by perf events, which needs|: perf events cannot sample every CPU)' "$T/probe.err"; then
+    skip "all" "hsspy --nonblocking is refused here: $(cat "$T/probe.err")"
+    exit 0
+fi
 
 # stops_few CASE REPORT: the report's nonblocking line says no thread was
 # stopped past its first tick (stops <= threads seen), and most samples of
