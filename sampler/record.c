@@ -96,13 +96,9 @@ static void rephase(struct recorder *r)
 static void log_nonblocking_refused(int err)
 {
     char paranoid[16] = "?";
-    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-    if (f) {
-        if (!fgets(paranoid, sizeof paranoid, f))
-            snprintf(paranoid, sizeof paranoid, "?");
-        paranoid[strcspn(paranoid, "\n")] = 0;
-        fclose(f);
-    }
+    if (proc__read("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof paranoid) <= 0)
+        snprintf(paranoid, sizeof paranoid, "?");
+    paranoid[strcspn(paranoid, "\n")] = 0;
     if (err == -EACCES || err == -EPERM)
         log__error("--nonblocking samples every CPU by perf events, which needs root, "
                    "CAP_PERFMON or perf_event_paranoid <= 0 (it is %s here): run as root, "
