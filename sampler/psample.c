@@ -22,7 +22,8 @@
 /* The set's events: CPU-wide, on the CPU's clock. Kernel mode is not
  * excluded: a thread in a system call at the sampling instant is sampled
  * too, with the user registers it entered the kernel with (the kernel's
- * own threads have none, and are skipped). */
+ * own threads have none, and are skipped). With the CPU's context
+ * switches, each record ending in its thread and time (sample_id_all). */
 static void attr(struct perf_event_attr *a, uint64_t period_ns)
 {
     memset(a, 0, sizeof *a);
@@ -38,6 +39,8 @@ static void attr(struct perf_event_attr *a, uint64_t period_ns)
     a->clockid = CLOCK_MONOTONIC;
     a->exclude_hv = 1;
     a->exclude_idle = 1;
+    a->context_switch = 1;
+    a->sample_id_all = 1;
     a->disabled = 1; /* until psample_set__enable */
     /* Read every tick, never waited on: no wake-up until nearly full. */
     a->watermark = 1;
@@ -167,6 +170,22 @@ static bool parse(const uint8_t *data, uint64_t size, uint64_t pos, uint64_t len
     return true;
 }
 
+/* A context-switch record of `len` bytes at pos into *r: its thread and
+ * time (the record's sample_id: pid, tid, then time, last), which way. */
+static bool parse_switch(const uint8_t *data, uint64_t size, uint64_t pos,
+                         const struct perf_event_header *h, struct psample_rec *r)
+{
+    if (h->size < sizeof *h + 8 + 16)
+        return false;
+    uint64_t ids = word(data, size, pos + h->size - 16);
+    r->pid = (pid_t)(uint32_t)ids;
+    r->tid = (pid_t)(ids >> 32);
+    r->t_ns = word(data, size, pos + h->size - 8);
+    r->in = !(h->misc & PERF_RECORD_MISC_SWITCH_OUT);
+    r->preempted = !r->in && (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+    return true;
+}
+
 /* The records from *tail to head, each to fn. */
 void psample__each(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t head,
                    const struct psample *src, psample_fn fn, void *ctx)
@@ -181,10 +200,16 @@ void psample__each(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t 
             break;
         struct psample_rec r = {.type = h.type, .hit.src = src};
         if (h.type == PERF_RECORD_SAMPLE) {
-            r.tid = (pid_t)(word(data, size, t + sizeof h) >> 32);
+            uint64_t ids = word(data, size, t + sizeof h);
+            r.pid = (pid_t)(uint32_t)ids;
+            r.tid = (pid_t)(ids >> 32);
             if (!parse(data, size, t, h.size, &r.hit))
                 r.type = 0; /* counted, not used */
+            r.t_ns = r.hit.t_ns;
             fn(ctx, &r);
+        } else if (h.type == PERF_RECORD_SWITCH_CPU_WIDE) {
+            if (parse_switch(data, size, t, &h, &r))
+                fn(ctx, &r);
         } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
             r.lost = word(data, size, t + sizeof h + 8);
             fn(ctx, &r);
@@ -192,6 +217,27 @@ void psample__each(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t 
         t += h.size;
     }
     *tail = head;
+}
+
+int psample__ins_since(const uint8_t *data, uint64_t size, uint64_t tail, uint64_t head,
+                       pid_t tid)
+{
+    uint64_t t = tail;
+    int n = 0;
+    if (head < t || head - t > size)
+        return -1; /* overrun */
+    while (t < head) {
+        struct perf_event_header h;
+        struct psample_rec r;
+        psample__ring_copy(data, size, t, &h, sizeof h);
+        if (h.size < sizeof h || h.size % 8 || h.size > head - t || h.type == PERF_RECORD_LOST)
+            return -1;
+        if (h.type == PERF_RECORD_SWITCH_CPU_WIDE && parse_switch(data, size, t, &h, &r) &&
+            r.in && r.tid == tid)
+            n++;
+        t += h.size;
+    }
+    return n;
 }
 
 static const uint8_t *data_of(const struct psample *p, uint64_t *size)
@@ -217,6 +263,27 @@ void psample_set__read(struct psample_set *s, psample_fn fn, void *ctx)
         uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
         psample__each(data, size, &p->tail, head, p, fn, ctx);
     }
+}
+
+int psample_set__ins_since(const struct psample_set *s, pid_t tid)
+{
+    int n = 0;
+    for (int i = 0; i < s->n; i++) {
+        const struct psample *p = &s->cpu[i];
+        uint64_t size;
+        const uint8_t *data;
+        if (p->fd < 0)
+            continue;
+        if (!(data = data_of(p, &size)))
+            return -1;
+        const struct perf_event_mmap_page *pg = p->ring;
+        uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+        int k = psample__ins_since(data, size, p->tail, head, tid);
+        if (k < 0)
+            return -1;
+        n += k;
+    }
+    return n;
 }
 
 void psample_set__release(struct psample_set *s)

@@ -14,6 +14,15 @@
  * Per sample the thread pays an interrupt and the copy of its registers
  * and stack, and no context switch.
  *
+ * The same events record every context switch on their CPU
+ * (PERF_RECORD_SWITCH_CPU_WIDE: which thread left the CPU, preempted or to
+ * sleep, and which was given it), so that whether each of the program's
+ * threads has run since the last tick, and whether it is on a CPU now, is
+ * read from memory too: no /proc read, and no perf event on each thread
+ * (whose context switch costs the thread about a microsecond more each
+ * way: see tracee.c). A record costs whatever switches a few hundred
+ * nanoseconds, whichever program it is of.
+ *
  * Why every CPU and not every thread: a clock event per thread counts that
  * thread's CPU time, so its samples fall at fixed points of its work,
  * period after period; a program whose work repeats in a multiple of the
@@ -40,7 +49,8 @@
  * code is the scheduler's few frames; an unwind that needs more reads the
  * rest from the running thread (its older frames). */
 #define PSAMPLE_STACK 8192
-/* Data pages of a CPU's ring: room for seven samples, read every tick. */
+/* Data pages of a CPU's ring, read every tick: room for seven samples,
+ * or for one and some 900 context switches (two records each). */
 #define PSAMPLE_PAGES 16
 
 /* One CPU's event. */
@@ -61,10 +71,15 @@ struct psample_hit {
 
 /* One record of a ring, as psample__each reads it. */
 struct psample_rec {
-    uint32_t type; /* PERF_RECORD_SAMPLE (hit), _LOST (lost), or 0: a
-                    * sample without user registers or malformed */
-    pid_t tid;     /* the thread a sample is of */
+    uint32_t type; /* PERF_RECORD_SAMPLE (hit), _LOST (lost),
+                    * _SWITCH_CPU_WIDE, or 0: a sample without user
+                    * registers or malformed */
+    pid_t pid, tid; /* the thread a sample or switch is of, and its process */
     uint64_t lost;
+    /* A switch: tid was given the CPU (in), or left it (!in), still
+     * runnable (preempted) or not; at t_ns, CLOCK_MONOTONIC. */
+    bool in, preempted;
+    uint64_t t_ns;
     struct psample_hit hit;
 };
 typedef void (*psample_fn)(void *ctx, const struct psample_rec *rec);
@@ -91,6 +106,17 @@ void psample_set__rephase(struct psample_set *s, uint64_t period_ns);
  * ring, to fn. A sample's stack stays in its ring until the release. */
 void psample_set__read(struct psample_set *s, psample_fn fn, void *ctx);
 void psample_set__release(struct psample_set *s);
+
+/* How many times thread tid was given a CPU after the records
+ * psample_set__read read last, from the records written since (which
+ * are left for the next read); -1 if that cannot be told (records were
+ * lost, or a ring is not readable). */
+int psample_set__ins_since(const struct psample_set *s, pid_t tid);
+
+/* The same, over the records of data (a ring of size bytes) from tail to
+ * head. Pure: for the unit tests. */
+int psample__ins_since(const uint8_t *data, uint64_t size, uint64_t tail, uint64_t head,
+                       pid_t tid);
 
 /* Copy the hit's stack bytes (hit->stack_len) to dst, from its ring. */
 void psample__copy_stack(const struct psample_hit *hit, void *dst);

@@ -852,7 +852,8 @@ int record__run(const struct record_opts *o)
     } else if (tracee__attach(&r.t, pid) < 0) {
         goto done_signals;
     }
-    r.t.switch_records = !o->no_perf_events && !o->snapshot;
+    /* (--nonblocking: the per-CPU events' records tell, for every thread.) */
+    r.t.switch_records = !o->no_perf_events && !o->snapshot && !r.pss.n;
     if (r.pss.n)
         r.t.pss = &r.pss;
     r.p.pid = pid;
@@ -946,7 +947,9 @@ int record__run(const struct record_opts *o)
     r.p.soft_breaking = r.t.st.soft_breaking;
     r.p.soft_refused = r.t.st.soft_refused;
     r.p.late = r.t.st.late_stops;
-    r.p.cs_threads = r.t.st.cs_threads;
+    /* (--nonblocking: every thread's switches were told, by the per-CPU
+     * events.) */
+    r.p.cs_threads = r.p.nonblocking ? r.t.st.threads_seen : r.t.st.cs_threads;
     r.p.cs_refused = r.t.st.cs_refused;
     r.p.cs_errno = (uint32_t)r.t.st.cs_errno;
     r.p.cs_losses = r.t.st.cs_losses;

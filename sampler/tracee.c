@@ -120,10 +120,18 @@ static void close_fds(struct tthread *th)
     cswitch__close(&th->cs);
 }
 
-/* Where a thread's scheduler counters stand: from its context-switch ring
- * if it has one (the times it was given a CPU; run_ns UINT64_MAX, which no
- * schedstat gives, so counters of the two kinds never compare equal), else
- * /proc's schedstat (time run, times scheduled in). 0 or -1. */
+/* Whether a thread's context switches are known this tick: from its own
+ * ring, or from the per-CPU events' records (--nonblocking). */
+static bool switches_known(const struct tracee *t, const struct tthread *th)
+{
+    return th->cs.fd >= 0 || (t->pss && !t->pss_lost);
+}
+
+/* Where a thread's scheduler counters stand: from its context-switch
+ * records if it has them (the times it was given a CPU; run_ns
+ * UINT64_MAX, which no schedstat gives, so counters of the two kinds never
+ * compare equal), else /proc's schedstat (time run, times scheduled in).
+ * 0 or -1. */
 static int counters(struct tracee *t, struct tthread *th, uint64_t *run_ns, uint64_t *slices)
 {
     unsigned long losses = th->cs.losses;
@@ -131,6 +139,15 @@ static int counters(struct tracee *t, struct tthread *th, uint64_t *run_ns, uint
         t->st.cs_losses += th->cs.losses - losses;
         *run_ns = UINT64_MAX;
         *slices = th->cs.ins;
+        return 0;
+    }
+    if (switches_known(t, th)) {
+        /* (With the records written since the tick's read.) */
+        int since = psample_set__ins_since(t->pss, th->tid);
+        if (since < 0)
+            return -1;
+        *run_ns = UINT64_MAX;
+        *slices = th->cs.ins + (uint64_t)since;
         return 0;
     }
     return proc__schedstat(th->sched_fd, run_ns, slices);
@@ -190,17 +207,31 @@ static void open_ring(struct tracee *t, struct tthread *th)
 }
 
 /* One record of t->pss: the newest sample of each of the program's
- * threads (other programs' are skipped). */
+ * threads, and their context switches (other programs' are skipped). */
 static void take_sample(void *arg, const struct psample_rec *r)
 {
     struct tracee *t = arg;
     if (r->type == PERF_RECORD_LOST) {
         t->st.ps_lost += r->lost;
+        t->pss_lost = true;
         return;
     }
-    struct tthread *th = r->type == PERF_RECORD_SAMPLE ? find(t, r->tid) : NULL;
+    if ((r->type != PERF_RECORD_SAMPLE && r->type != PERF_RECORD_SWITCH_CPU_WIDE) ||
+        r->pid != t->pid)
+        return;
+    struct tthread *th = find(t, r->tid);
     if (!th)
         return;
+    if (r->type == PERF_RECORD_SWITCH_CPU_WIDE) {
+        th->cs.ins += r->in;
+        /* (The rings are read one CPU after another: a thread that moved
+         * left one CPU before it was given the other.) */
+        if (r->t_ns >= th->sw_t_ns) {
+            th->sw_t_ns = r->t_ns;
+            th->cs.where = r->in ? CS_ON_CPU : r->preempted ? CS_PREEMPTED : CS_ASLEEP;
+        }
+        return;
+    }
     if (!th->hit_new || r->hit.t_ns >= th->hit.t_ns)
         th->hit = r->hit;
     th->hit_new = true;
@@ -614,7 +645,18 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
     if (t->pss) {
         for (size_t i = 0; i < t->n; i++)
             t->th[i].hit_new = false;
+        t->pss_lost = false;
         psample_set__read(t->pss, take_sample, t);
+        if (t->pss_lost) {
+            /* Switches unknown since the last tick: each thread may have
+             * run (as cswitch__fold counts a loss), and where it is, /proc
+             * tells until its next record. */
+            t->st.cs_losses++;
+            for (size_t i = 0; i < t->n; i++) {
+                t->th[i].cs.ins++;
+                t->th[i].cs.where = CS_UNKNOWN;
+            }
+        }
     }
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
@@ -646,13 +688,14 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         uint64_t run = 0, slices = 0;
         bool counted = false;
         /* (A sampled thread ran: its schedstat is not worth a read.) */
-        if (((skip_unchanged && th->has_base) || t->sample_blocked || th->cs.fd >= 0) &&
-            !(hit && th->cs.fd < 0))
+        bool known = switches_known(t, th);
+        if (((skip_unchanged && th->has_base) || t->sample_blocked || known) && !(hit && !known))
             counted = counters(t, th, &run, &slices) == 0;
         if (counted && t->switch_records)
             switch_rate(t, th, slices);
+        /* (Not given a CPU since, and not on one all along.) */
         if (counted && skip_unchanged && th->has_base && !hit && run == th->base_run_ns &&
-            slices == th->base_slices) {
+            slices == th->base_slices && !(known && th->cs.where == CS_ON_CPU)) {
             th->unchanged = true;
             continue;
         }
@@ -668,7 +711,7 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         /* (On a CPU or waiting for one, says its ring: running, no
          * need to ask /proc.) */
         long nr = -1;
-        bool on_cpu = th->cs.fd >= 0 && (th->cs.where == CS_ON_CPU || th->cs.where == CS_PREEMPTED);
+        bool on_cpu = known && (th->cs.where == CS_ON_CPU || th->cs.where == CS_PREEMPTED);
         int how = on_cpu ? PROC_RUNNING
                          : proc__syscall_fd(th->sys_fd, &nr, &th->soft_sp, &th->soft_pc);
         if (how == PROC_RUNNING)

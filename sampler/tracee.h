@@ -57,6 +57,7 @@ struct tthread {
     bool sampled, stale;
     struct psample_hit hit;
     bool hit_new; /* hit is a sample of this tick's records */
+    uint64_t sw_t_ns; /* --nonblocking: when the switch that set cs.where was */
     bool fd_short;    /* some of its kept files were not opened: see tracee__fd_limit */
     bool cs_tried;    /* opened, or refused (not tried again) */
     bool cs_busy;     /* closed for switching too often: reopened once quiet */
@@ -129,7 +130,8 @@ struct tracee_stats {
     unsigned long cs_threads;   /* threads given a context-switch ring */
     unsigned long cs_refused;   /* threads that could not have one: /proc told */
     int cs_errno;               /* why the first of those could not */
-    unsigned long cs_losses;    /* times a ring lost records (then /proc told) */
+    unsigned long cs_losses;    /* times a ring lost records (then /proc told);
+                                 * --nonblocking: ticks the per-CPU events did */
     unsigned long fd_short;     /* threads some of whose kept files were not
                                  * opened, to keep FD_SPARE free */
     unsigned long ps_samples;   /* samples taken from perf samples, no stop (--nonblocking) */
@@ -169,8 +171,12 @@ struct tracee {
     bool switch_records;
     /* Set by the caller (--nonblocking): the per-CPU sampling events
      * (psample.h). A running thread whose thread pointer is known is then
-     * never stopped: it is `sampled` or `stale`. */
+     * never stopped: it is `sampled` or `stale`. Their context-switch
+     * records tell, for every thread, what its own ring would (its cs's
+     * ins and where), unless records were lost since the last tick
+     * (pss_lost: /proc tells then). */
     struct psample_set *pss;
+    bool pss_lost;
     struct tracee_stats st;
 };
 

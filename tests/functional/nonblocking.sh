@@ -75,6 +75,34 @@ stops_few "c-attach-not-stopped" "$T/a.report"
 wait "$pid"
 check_status "c-attach-target-exit" $?
 
+# Whether each thread ran, and whether it is on a CPU, told by the same
+# events' context-switch records: on a busy thread and 50 that wait on a
+# condition variable (attached to once they wait), the waiters are seen not
+# to have run at nearly every tick (taken without a stop, their stacks
+# kept), through wait_forever, and never on a CPU.
+bg "$W/waiters" 6 50 >"$T/w.out"
+pid=$!
+wait_for_line "$T/w.out" '^ready' || fail "waiters-setup" "workload did not start"
+"$HSSPY" record -q -F 199 -d 1.5 --nonblocking --idle -p "$pid" -o "$T/w.folded" 2>"$T/w.err"
+check_status "waiters-exit-status" $? "$T/w.err"
+"$HSSPY" record -q -F 199 -d 1.5 --nonblocking --idle -p "$pid" -f report -o "$T/w.report" 2>"$T/w.err"
+check_status "waiters-report-exit-status" $? "$T/w.err"
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+check "waiters-switches-per-cpu" "$(grep '^ *switches:' "$T/w.report")" \
+    grep -Eq '^ *switches: .*told by the context-switch records of the per-CPU perf events for all 51 threads' "$T/w.report"
+ticks=$(sed -n 's/.* Hz achieved, \([0-9]*\) ticks.*/\1/p' "$T/w.report")
+idle=$(sed -n 's/^ *idle: *\([0-9]*\) samples of threads that had not run.*/\1/p' "$T/w.report")
+check "waiters-not-run" "${idle:-?} samples of threads that had not run, of 50 waiters at ${ticks:-?} ticks" \
+    test -n "$ticks" -a "${idle:-0}" -ge $((50 * ${ticks:-1} * 9 / 10))
+oncpu=$(grep -Ec '^thread [0-9]+ \(waiter\): [0-9]+ samples, on CPU 0\.0%' "$T/w.report")
+check "waiters-not-on-cpu" "$oncpu of 50 waiters shown on a CPU 0.0% of their samples: $(grep -m2 '(waiter)' "$T/w.report" | tr '\n' '|')" \
+    test "$oncpu" = 50
+main=$(count_matching "$T/w.folded" ';main;spin_main [0-9]+$')
+waiting=$(count_matching "$T/w.folded" ';start_thread;waiter;wait_forever;pthread_cond_wait(;[^ ]*)? [0-9]+$')
+check "waiters-through-wait-forever" "$waiting waiter samples through wait_forever, $main of the busy thread (spin_main): $(sort -t' ' -k2 -rn "$T/w.folded" | head -n3 | cut -c1-200 | tr '\n' '|')" \
+    test "$main" -ge 100 -a "$waiting" -ge $((50 * main * 9 / 10)) -a $((waiting + main)) -ge $((99 * $(total_count "$T/w.folded") / 100))
+
 # Not allowed to watch every CPU (another user than root, where
 # perf_event_paranoid is above 0): one line saying what to do, a non-zero
 # exit, and the command never run.

@@ -1,8 +1,10 @@
 /* test_psample.c - reading perf samples (--nonblocking): the records of a
  * ring's bytes, each sample with its thread (wrap-around, lost and
  * malformed records, samples without user registers, short stack copies),
- * then the real per-CPU events on a thread of this process spinning in a
- * known function, and their instants taking a new period. */
+ * context-switch records and the count of a thread's since a read, then
+ * the real per-CPU events on a thread of this process spinning in a known
+ * function, their switch records of a thread that naps, and their
+ * instants taking a new period. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -303,6 +305,68 @@ TEST(each_record_with_its_thread)
     CHECK_EQ_INT(nseen, 4);
 }
 
+/* A context-switch record as the per-CPU events write them: the other
+ * thread, then the sample_id (pid, tid of the thread switching, time). */
+static uint64_t put_switch(uint64_t pos, uint32_t pid, uint32_t tid, bool in, bool preempted,
+                           uint64_t t)
+{
+    uint16_t misc = (uint16_t)((in ? 0 : PERF_RECORD_MISC_SWITCH_OUT) |
+                               (preempted ? PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0));
+    struct perf_event_header h = {PERF_RECORD_SWITCH_CPU_WIDE, misc, 32};
+    uint64_t p = put_bytes(pos, &h, sizeof h);
+    p = put_u64(p, 999ull << 32 | 999); /* the thread on the other side */
+    p = put_u64(p, (uint64_t)tid << 32 | pid);
+    return put_u64(p, t);
+}
+
+TEST(switch_records)
+{
+    uint64_t tail = RING - 40, h; /* (the second record wraps) */
+    struct psample src;
+    memset(ring, 0, sizeof ring);
+    memset(&src, 0, sizeof src);
+    nseen = 0;
+    h = put_switch(tail, 5, 6, true, false, 100);
+    h = put_switch(h, 5, 6, false, true, 200);
+    h = put_switch(h, 5, 7, false, false, 300);
+    h = put_sample_of(h, 6, 400);
+    /* Too short for its sample_id: skipped. */
+    struct perf_event_header shortsw = {PERF_RECORD_SWITCH_CPU_WIDE, 0, 16};
+    uint64_t p = put_bytes(h, &shortsw, sizeof shortsw);
+    h = put_u64(p, 0);
+    h = put_switch(h, 5, 6, true, false, 500);
+    uint64_t start = tail;
+    CHECK_EQ_INT(psample__ins_since(ring, RING, start, h, 6), 2);
+    CHECK_EQ_INT(psample__ins_since(ring, RING, start, h, 7), 0);
+    CHECK_EQ_INT(psample__ins_since(ring, RING, start, h, 8), 0);
+    psample__each(ring, RING, &tail, h, &src, note, NULL);
+    CHECK_EQ_INT(tail, h);
+    CHECK_EQ_INT(nseen, 5);
+    CHECK_EQ_INT(seen[0].type, PERF_RECORD_SWITCH_CPU_WIDE);
+    CHECK_EQ_INT(seen[0].pid, 5);
+    CHECK_EQ_INT(seen[0].tid, 6);
+    CHECK(seen[0].in && !seen[0].preempted);
+    CHECK_EQ_INT(seen[0].t_ns, 100);
+    CHECK(!seen[1].in && seen[1].preempted); /* out, still runnable */
+    CHECK_EQ_INT(seen[1].t_ns, 200);
+    CHECK_EQ_INT(seen[2].tid, 7);
+    CHECK(!seen[2].in && !seen[2].preempted); /* out, to sleep */
+    CHECK_EQ_INT(seen[3].type, PERF_RECORD_SAMPLE);
+    CHECK_EQ_INT(seen[3].tid, 6);
+    CHECK_EQ_INT(seen[3].pid, 1);
+    CHECK_EQ_INT(seen[3].t_ns, 400);
+    CHECK_EQ_INT(seen[4].type, PERF_RECORD_SWITCH_CPU_WIDE);
+    CHECK_EQ_INT(seen[4].t_ns, 500);
+    /* Nothing since the read. */
+    CHECK_EQ_INT(psample__ins_since(ring, RING, tail, h, 6), 0);
+    /* Lost records since, or a head out of reach: not known. */
+    uint64_t h2 = put_switch(h, 5, 6, true, false, 600);
+    h2 = put_lost(h2, 1);
+    CHECK_EQ_INT(psample__ins_since(ring, RING, h, h2, 7), -1);
+    CHECK_EQ_INT(psample__ins_since(ring, RING, h, h + 2 * RING, 7), -1);
+    CHECK_EQ_INT(psample__ins_since(ring, RING, h, h - 8, 7), -1);
+}
+
 /* The real events, on a thread spinning in spin_here with a marker on its
  * stack. */
 static atomic_int phase;
@@ -339,17 +403,25 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The spinner's samples: how many, the newest (its stack copied out). */
+/* The spinner's samples: how many, the newest (its stack copied out);
+ * and the context switches of the napping thread (this one): how many
+ * times it was given a CPU, left one to sleep, or was preempted. */
 struct mine {
-    pid_t tid;
+    pid_t tid, napper;
     int n, others;
     struct psample_hit hit;
     uint8_t stack[PSAMPLE_STACK];
+    int ins, slept, preempted;
 };
 
 static void take_mine(void *ctx, const struct psample_rec *r)
 {
     struct mine *m = ctx;
+    if (r->type == PERF_RECORD_SWITCH_CPU_WIDE && r->tid == m->napper && r->pid == getpid()) {
+        m->ins += r->in;
+        m->slept += !r->in && !r->preempted;
+        m->preempted += r->preempted;
+    }
     if (r->type != PERF_RECORD_SAMPLE)
         return;
     if (r->tid != m->tid) {
@@ -367,6 +439,7 @@ static void collect(struct psample_set *s, struct mine *m, int ms)
     psample_set__read(s, take_mine, m); /* (older ones: dropped) */
     psample_set__release(s);
     m->n = m->others = 0;
+    m->ins = m->slept = m->preempted = 0;
     for (int t = 0; t < ms; t += 5) {
         nap_ms(5);
         psample_set__read(s, take_mine, m);
@@ -394,11 +467,25 @@ TEST(real_samples_and_rephase)
     }
     static struct mine m;
     m.tid = atomic_load(&tid_of);
+    m.napper = (pid_t)syscall(SYS_gettid);
     /* Opened disabled: nothing until enabled. */
     collect(&s, &m, 50);
     CHECK_EQ_INT(m.n, 0);
+    CHECK_EQ_INT(m.ins, 0);
     psample_set__enable(&s);
     collect(&s, &m, 300);
+    /* This thread napped 60 times: asleep and woken each time. */
+    if (m.slept < 55 || m.ins < 55)
+        UNIT_FAIL("60 naps, seen leaving a CPU to sleep %d times and given one %d times "
+                  "(preempted %d times)", m.slept, m.ins, m.preempted);
+    /* The records since a read: one nap, one more time given a CPU. */
+    psample_set__read(&s, take_mine, &m);
+    int before = psample_set__ins_since(&s, m.napper);
+    nap_ms(2);
+    int after = psample_set__ins_since(&s, m.napper);
+    if (!(before >= 0 && after >= before + 1))
+        UNIT_FAIL("times given a CPU since the read: %d before a nap, %d after", before, after);
+    psample_set__release(&s);
     uint64_t now = now_ns();
     int fast = m.n;
     /* A sample a millisecond of wall time, and the spinner never sleeps:
