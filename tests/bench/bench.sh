@@ -32,7 +32,8 @@
 #     stops were left, and the walk errors (stacks read late).
 #  3. Scale: hsspy's CPU per tick on a program of 200 idle threads and a
 #     busy one (tests/workloads/waiters), told which threads ran by their
-#     context-switch records and by /proc (--no-perf-events). Then an
+#     context-switch records, by /proc (--no-perf-events), and with
+#     --nonblocking by the per-CPU events' records. Then an
 #     RSS_MINUTES-long recording (default 10) at 1 kHz of the same
 #     workload repeated without end (`hsspy record -p PID -f raw`): hsspy's
 #     peak RSS (the kernel's high-water mark for the whole run, writing
@@ -261,6 +262,7 @@ idle_tick() {
 say "hsspy on 200 idle threads (load $(load))"
 idle_rec100=$(idle_tick 100) idle_proc100=$(idle_tick 100 --no-perf-events)
 idle_rec1k=$(idle_tick 1000) idle_proc1k=$(idle_tick 1000 --no-perf-events)
+idle_nb100=$(idle_tick 100 --nonblocking) idle_nb1k=$(idle_tick 1000 --nonblocking)
 
 say "recording $RSS_MINUTES min at 1 kHz for the peak RSS (load $(load))"
 "$BENCH" "$SCALE" 0 +RTS -N2 -RTS >/dev/null &
@@ -382,7 +384,9 @@ printf '\n3. scale\n'
 printf '   hsspy per tick on 200 idle threads and a busy one: %s us at 100 Hz, %s us at 1 kHz,\n' \
     "$idle_rec100" "$idle_rec1k"
 printf '     told which threads ran by their context-switch records; by /proc (--no-perf-events)\n'
-printf '     %s us at 100 Hz, %s us at 1 kHz\n' "$idle_proc100" "$idle_proc1k"
+printf '     %s us at 100 Hz, %s us at 1 kHz; with --nonblocking (the per-CPU events'"'"' switch\n' \
+    "$idle_proc100" "$idle_proc1k"
+printf '     records, no event per thread) %s us at 100 Hz, %s us at 1 kHz\n' "$idle_nb100" "$idle_nb1k"
 printf '   %s min recording at 1 kHz (hsspy record -p PID -f raw): peak RSS %.1f MB (goal <= 50: %s)\n' \
     "$RSS_MINUTES" "$(calc "$rss_kb / 1024")" "$(met "$rss_kb / 1024" "<=" 50)"
 printf '     rate %s Hz sustained, missed ticks %.2f%% (goal <= 1%%: %s), %s samples, hsspy %s%% of one CPU,\n' \
