@@ -135,6 +135,9 @@ struct profile {
      * more than about once a tick. */
     uint64_t cs_threads, cs_refused, cs_losses, cs_busy;
     uint32_t cs_errno;
+    /* ... records of per-CPU events (sampler/psample.h), for every thread;
+     * cs_losses then counts the ticks after which records were lost. */
+    bool cs_cpu_wide;
     /* Threads some of whose kept files (/proc, a perf event) hsspy did not
      * open, to keep files free for its own use, under a limit of fd_limit
      * open files (see tracee__fd_limit). */

@@ -170,6 +170,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->ps_samples);
     put_u64(&s, p->ps_stale);
     put_u64(&s, p->ps_lost);
+    put_u8(&s, p->cs_cpu_wide); /* and later */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -411,6 +412,8 @@ static void read_meta(struct cur *c, struct profile *p)
         p->ps_stale = get_u64(c, "a counter");
         p->ps_lost = get_u64(c, "a counter");
     }
+    if (!c->bad && c->left >= 1)
+        p->cs_cpu_wide = get_u8(c, "a flag") != 0;
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

@@ -61,7 +61,7 @@ static void header(const struct profile *p, FILE *f)
     if (p->cs_threads || p->cs_refused) {
         fprintf(f, "  switches:  whether a thread ran since its last sample, and whether it is on "
                    "a CPU, told ");
-        if (p->cs_threads && p->nonblocking)
+        if (p->cs_threads && p->cs_cpu_wide)
             fprintf(f, "by the context-switch records of the per-CPU perf events for all %" PRIu64
                        " threads", p->cs_threads);
         else if (p->cs_threads)
@@ -75,7 +75,7 @@ static void header(const struct profile *p, FILE *f)
             fprintf(f, "; %" PRIu64 " of them switched more than once a tick for a while "
                        "(their records cost the program more than /proc costs hsspy: "
                        "/proc told then)", p->cs_busy);
-        if (p->cs_losses && p->nonblocking)
+        if (p->cs_losses && p->cs_cpu_wide)
             fprintf(f, "; records lost at %" PRIu64 " ticks (/proc told then)", p->cs_losses);
         else if (p->cs_losses)
             fprintf(f, "; records lost %" PRIu64 " times (/proc told then)", p->cs_losses);

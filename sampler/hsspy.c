@@ -53,7 +53,7 @@ static void record_usage(FILE *f)
     fprintf(f,
             "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--sort acc|own]\n"
             "                    [--stack stg|ccs] [--threads] [--idle] [--realtime]\n"
-            "                    [--no-perf-events | --nonblocking] [-q]\n"
+            "                    [--no-perf-events | --per-thread-events | --nonblocking] [-q]\n"
             "                    (-p PID | -- CMD [ARGS...])\n"
             "\n"
             "Sample every thread of a process and write a profile.\n"
@@ -86,10 +86,15 @@ static void record_usage(FILE *f)
             "      --no-perf-events  tell which threads ran since the last tick, and\n"
             "                        which are on a CPU, from /proc reads (a few per\n"
             "                        thread per tick) instead of the kernel's records\n"
-            "                        of their context switches (one perf event per\n"
-            "                        thread, or with --nonblocking the per-CPU\n"
-            "                        events' records); /proc is also what is used\n"
-            "                        where perf events are not allowed\n"
+            "                        of context switches (a perf event per CPU where\n"
+            "                        hsspy may watch every CPU, else one per thread);\n"
+            "                        /proc is also what is used where perf events are\n"
+            "                        not allowed\n"
+            "      --per-thread-events  take those records from a perf event on each\n"
+            "                        thread even where hsspy may watch every CPU: only\n"
+            "                        the program's switches are recorded (a per-CPU\n"
+            "                        event records every program's, a few hundred ns\n"
+            "                        each), but each costs the program more\n"
             "      --nonblocking     do not stop running threads: take each one's\n"
             "                        registers and C stack from the kernel's samples\n"
             "                        (a perf event on each CPU, at random instants about\n"
@@ -193,6 +198,7 @@ static int cmd_record(int argc, char **argv)
         {"save-captures", required_argument, NULL, 'C'},
         {"realtime", no_argument, NULL, 'R'},
         {"no-perf-events", no_argument, NULL, 'E'},
+        {"per-thread-events", no_argument, NULL, 'U'},
         {"nonblocking", no_argument, NULL, 'N'},
         {"stack", required_argument, NULL, 'K'},
         {"help", no_argument, NULL, 'h'},
@@ -244,6 +250,7 @@ static int cmd_record(int argc, char **argv)
         case 'C': o.save_dir = optarg; break;
         case 'R': o.realtime = true; break;
         case 'E': o.no_perf_events = true; break;
+        case 'U': o.per_thread_events = true; break;
         case 'N': o.nonblocking = true; break;
         case 'K':
             if (strcmp(optarg, "stg") == 0) {
@@ -264,6 +271,13 @@ static int cmd_record(int argc, char **argv)
         return 2;
     if (o.nonblocking && o.no_perf_events) {
         log__error("--nonblocking samples by perf events: it cannot go with --no-perf-events");
+        return 2;
+    }
+    if (o.per_thread_events && (o.nonblocking || o.no_perf_events)) {
+        log__error(o.nonblocking ? "--nonblocking takes context switches from its per-CPU "
+                                   "events: it cannot go with --per-thread-events"
+                                 : "--per-thread-events and --no-perf-events contradict each "
+                                   "other: give one");
         return 2;
     }
     if (optind < argc)

@@ -23,22 +23,27 @@
  * excluded: a thread in a system call at the sampling instant is sampled
  * too, with the user registers it entered the kernel with (the kernel's
  * own threads have none, and are skipped). With the CPU's context
- * switches, each record ending in its thread and time (sample_id_all). */
+ * switches, each record ending in its thread and time (sample_id_all).
+ * Without sampling (period_ns 0): a dummy event, the switches alone. */
 static void attr(struct perf_event_attr *a, uint64_t period_ns)
 {
     memset(a, 0, sizeof *a);
     a->size = sizeof *a;
     a->type = PERF_TYPE_SOFTWARE;
-    a->config = PERF_COUNT_SW_CPU_CLOCK;
-    a->sample_period = period_ns ? period_ns : 1;
-    a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER |
-                     PERF_SAMPLE_STACK_USER;
-    a->sample_regs_user = REGS_MASK;
-    a->sample_stack_user = PSAMPLE_STACK;
+    a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+    if (period_ns) {
+        a->config = PERF_COUNT_SW_CPU_CLOCK;
+        a->sample_period = period_ns;
+        a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+        a->sample_regs_user = REGS_MASK;
+        a->sample_stack_user = PSAMPLE_STACK;
+        a->exclude_idle = 1;
+    } else {
+        a->config = PERF_COUNT_SW_DUMMY;
+    }
     a->use_clockid = 1;
     a->clockid = CLOCK_MONOTONIC;
     a->exclude_hv = 1;
-    a->exclude_idle = 1;
     a->context_switch = 1;
     a->sample_id_all = 1;
     a->disabled = 1; /* until psample_set__enable */
@@ -47,7 +52,7 @@ static void attr(struct perf_event_attr *a, uint64_t period_ns)
     a->wakeup_watermark = (uint32_t)((PSAMPLE_PAGES - 1) * perfring__page_size());
 }
 
-int psample_set__open(struct psample_set *s, uint64_t period_ns)
+static int open_set(struct psample_set *s, uint64_t period_ns)
 {
     struct perf_event_attr a;
     long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -75,6 +80,13 @@ int psample_set__open(struct psample_set *s, uint64_t period_ns)
     }
     return 0;
 }
+
+int psample_set__open(struct psample_set *s, uint64_t period_ns)
+{
+    return open_set(s, period_ns ? period_ns : 1);
+}
+
+int psample_set__open_switches(struct psample_set *s) { return open_set(s, 0); }
 
 void psample_set__close(struct psample_set *s)
 {

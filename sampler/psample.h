@@ -94,6 +94,11 @@ struct psample_set {
 int psample_set__open(struct psample_set *s, uint64_t period_ns);
 void psample_set__close(struct psample_set *s);
 
+/* The same events without sampling: each CPU's context-switch records
+ * alone (a dummy event per CPU), for telling which threads ran while
+ * stopping them to sample. Same rights needed, same errors. */
+int psample_set__open_switches(struct psample_set *s);
+
 /* Start sampling. */
 void psample_set__enable(struct psample_set *s);
 

@@ -68,6 +68,10 @@ struct recorder {
      * ticks until their instants take a new phase. */
     struct psample_set pss;
     unsigned rephase_in;
+    /* Without --nonblocking: per-CPU events that only record context
+     * switches, where allowed (root, CAP_PERFMON, perf_event_paranoid <=
+     * 0); else a ring per thread. */
+    struct psample_set sws;
 };
 
 /* xorshift: jitter needs no quality, only independence from the target. */
@@ -598,8 +602,8 @@ static void loop(struct recorder *r)
     /* A live view is drawn at once (empty), then every refresh_ns. */
     uint64_t next_poll = r->t0_ns, next_refresh = r->t0_ns;
 
-    if (r->t.pss)
-        psample_set__enable(r->t.pss);
+    if (r->t.sw)
+        psample_set__enable(r->t.sw);
     for (;;) {
         /* Each interval is the period +-10%, so sampling cannot lock onto a
          * periodic pattern of the target; the mean rate stays exact. */
@@ -852,10 +856,17 @@ int record__run(const struct record_opts *o)
     } else if (tracee__attach(&r.t, pid) < 0) {
         goto done_signals;
     }
-    /* (--nonblocking: the per-CPU events' records tell, for every thread.) */
-    r.t.switch_records = !o->no_perf_events && !o->snapshot && !r.pss.n;
+    /* Which threads ran, told by per-CPU events' switch records where
+     * hsspy may watch every CPU (--nonblocking's own, or events for that
+     * alone): no event on each thread, whose every context switch would
+     * cost it about a microsecond each way, and no /proc read for a
+     * thread that switches too often for one. Else a ring per thread. */
     if (r.pss.n)
-        r.t.pss = &r.pss;
+        r.t.pss = r.t.sw = &r.pss;
+    else if (!o->no_perf_events && !o->per_thread_events && !o->snapshot &&
+             psample_set__open_switches(&r.sws) == 0)
+        r.t.sw = &r.sws;
+    r.t.switch_records = !o->no_perf_events && !o->snapshot && !r.t.sw;
     r.p.pid = pid;
     r.p.rate_hz = o->rate_hz;
     proc__cmdline(pid, r.p.cmdline, sizeof r.p.cmdline);
@@ -940,16 +951,17 @@ int record__run(const struct record_opts *o)
     tracee__detach(&r.t, 1000);
     walk_captures(&r); /* stops that came in after the last tick */
     r.p.nonblocking = r.t.pss != NULL;
-    r.t.pss = NULL;
+    r.p.cs_cpu_wide = r.t.sw != NULL;
+    r.t.pss = r.t.sw = NULL;
     psample_set__close(&r.pss); /* no more samples for us */
+    psample_set__close(&r.sws);
     r.p.lost_threads = r.t.st.lost;
     r.p.soft = r.t.st.soft_samples;
     r.p.soft_breaking = r.t.st.soft_breaking;
     r.p.soft_refused = r.t.st.soft_refused;
     r.p.late = r.t.st.late_stops;
-    /* (--nonblocking: every thread's switches were told, by the per-CPU
-     * events.) */
-    r.p.cs_threads = r.p.nonblocking ? r.t.st.threads_seen : r.t.st.cs_threads;
+    /* (Per-CPU events: every thread's switches were told.) */
+    r.p.cs_threads = r.p.cs_cpu_wide ? r.t.st.threads_seen : r.t.st.cs_threads;
     r.p.cs_refused = r.t.st.cs_refused;
     r.p.cs_errno = (uint32_t)r.t.st.cs_errno;
     r.p.cs_losses = r.t.st.cs_losses;
@@ -1016,6 +1028,7 @@ done:
         modset__free(&r.ms);
     tracee__free(&r.t);
     psample_set__close(&r.pss);
+    psample_set__close(&r.sws);
     capture__free(&r.cap);
     profile__free(&r.p);
     free(r.last);

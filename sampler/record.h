@@ -61,6 +61,8 @@ struct record_opts {
     const char *save_dir; /* --save-captures: raw captures for the fuzzer */
     bool realtime;        /* --realtime: sample at SCHED_FIFO priority */
     bool no_perf_events;  /* --no-perf-events: /proc tells which threads ran */
+    bool per_thread_events; /* --per-thread-events: a ring per thread tells, not
+                             * per-CPU events */
     bool nonblocking;     /* --nonblocking: running threads from perf samples, not stops */
     enum stack_mode stack; /* --stack */
     const struct record_live *live; /* hsspy top: no output, see record_live */

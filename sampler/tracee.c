@@ -121,10 +121,10 @@ static void close_fds(struct tthread *th)
 }
 
 /* Whether a thread's context switches are known this tick: from its own
- * ring, or from the per-CPU events' records (--nonblocking). */
+ * ring, or from the per-CPU events' records. */
 static bool switches_known(const struct tracee *t, const struct tthread *th)
 {
-    return th->cs.fd >= 0 || (t->pss && !t->pss_lost);
+    return th->cs.fd >= 0 || (t->sw && !t->sw_lost);
 }
 
 /* Where a thread's scheduler counters stand: from its context-switch
@@ -143,7 +143,7 @@ static int counters(struct tracee *t, struct tthread *th, uint64_t *run_ns, uint
     }
     if (switches_known(t, th)) {
         /* (With the records written since the tick's read.) */
-        int since = psample_set__ins_since(t->pss, th->tid);
+        int since = psample_set__ins_since(t->sw, th->tid);
         if (since < 0)
             return -1;
         *run_ns = UINT64_MAX;
@@ -206,14 +206,15 @@ static void open_ring(struct tracee *t, struct tthread *th)
     }
 }
 
-/* One record of t->pss: the newest sample of each of the program's
- * threads, and their context switches (other programs' are skipped). */
+/* One record of t->sw (t->pss, or events that only record switches): the
+ * newest sample of each of the program's threads, and their context
+ * switches (other programs' are skipped). */
 static void take_sample(void *arg, const struct psample_rec *r)
 {
     struct tracee *t = arg;
     if (r->type == PERF_RECORD_LOST) {
-        t->st.ps_lost += r->lost;
-        t->pss_lost = true;
+        t->st.ps_lost += t->pss ? r->lost : 0;
+        t->sw_lost = true;
         return;
     }
     if ((r->type != PERF_RECORD_SAMPLE && r->type != PERF_RECORD_SWITCH_CPU_WIDE) ||
@@ -642,12 +643,14 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
     /* Everything slow first, so the interrupts go out together and no
      * thread waits stopped while we read /proc for the others. */
     t->runnable = 0;
-    if (t->pss) {
+    if (t->sw) {
         for (size_t i = 0; i < t->n; i++)
             t->th[i].hit_new = false;
-        t->pss_lost = false;
-        psample_set__read(t->pss, take_sample, t);
-        if (t->pss_lost) {
+        t->sw_lost = false;
+        psample_set__read(t->sw, take_sample, t);
+        if (t->sw != t->pss)
+            psample_set__release(t->sw); /* (switches only: nothing to keep) */
+        if (t->sw_lost) {
             /* Switches unknown since the last tick: each thread may have
              * run (as cswitch__fold counts a loss), and where it is, /proc
              * tells until its next record. */

@@ -131,7 +131,7 @@ struct tracee_stats {
     unsigned long cs_refused;   /* threads that could not have one: /proc told */
     int cs_errno;               /* why the first of those could not */
     unsigned long cs_losses;    /* times a ring lost records (then /proc told);
-                                 * --nonblocking: ticks the per-CPU events did */
+                                 * with t->sw: ticks the per-CPU events did */
     unsigned long fd_short;     /* threads some of whose kept files were not
                                  * opened, to keep FD_SPARE free */
     unsigned long ps_samples;   /* samples taken from perf samples, no stop (--nonblocking) */
@@ -171,12 +171,15 @@ struct tracee {
     bool switch_records;
     /* Set by the caller (--nonblocking): the per-CPU sampling events
      * (psample.h). A running thread whose thread pointer is known is then
-     * never stopped: it is `sampled` or `stale`. Their context-switch
-     * records tell, for every thread, what its own ring would (its cs's
-     * ins and where), unless records were lost since the last tick
-     * (pss_lost: /proc tells then). */
+     * never stopped: it is `sampled` or `stale`. */
     struct psample_set *pss;
-    bool pss_lost;
+    /* Set by the caller: per-CPU events whose context-switch records tell,
+     * for every thread, what its own ring would (its cs's ins and where):
+     * pss itself, or events without sampling (psample_set__open_switches);
+     * unless records were lost since the last tick (sw_lost: /proc tells
+     * then). NULL: a ring per thread (switch_records), or /proc. */
+    struct psample_set *sw;
+    bool sw_lost;
     struct tracee_stats st;
 };
 

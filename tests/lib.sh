@@ -101,6 +101,27 @@ perf_events_allowed() {
     [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3)" -le 2 ]
 }
 
+# Whether hsspy may watch every CPU here (root with CAP_PERFMON or
+# CAP_SYS_ADMIN, or perf_event_paranoid <= 0): then, unless told otherwise,
+# it takes context switches from per-CPU events, not from an event per
+# thread. Asked of hsspy itself, as --nonblocking needs the same.
+cpu_events_allowed() {
+    if [ -z "${CPU_EVENTS_ALLOWED:-}" ]; then
+        CPU_EVENTS_ALLOWED=no
+        "$HSSPY" record -q --nonblocking -d 0.05 -o /dev/null -- true 2>/dev/null && CPU_EVENTS_ALLOWED=yes
+    fi
+    [ "$CPU_EVENTS_ALLOWED" = yes ]
+}
+
+# The "switches:" line's words for records that told about every thread,
+# given hsspy's options: per-CPU events', or each thread's own.
+records_told() {
+    case " $* " in
+    *" --per-thread-events "*) echo 'records (perf events) for all' ;;
+    *) if cpu_events_allowed; then echo 'records of the per-CPU perf events for all'; else echo 'records (perf events) for all'; fi ;;
+    esac
+}
+
 # told_by_records CASE REPORT [OPTION]: sets $told to the report's
 # "switches:" line (which told whether threads ran) and returns 0 when the
 # caller is to check it; else decides CASE itself and returns 1: with
