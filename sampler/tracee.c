@@ -574,6 +574,18 @@ void tracee__settled(struct tracee *t, struct tthread *th)
         return;
     }
     th->has_base = counters(t, th, &th->base_run_ns, &th->base_slices) == 0;
+    /* A thread /proc had blocked in a call when interrupted goes back to
+     * sleep there once resumed, so counters read now are its base; unless
+     * it was not blocked after all (a new thread that had not yet run
+     * shows its parent's clone call): then it ran on since its capture,
+     * and the next tick looks at it again. */
+    if (th->has_base && th->state == 'S' && th->soft_nr >= 0) {
+        long nr = -1;
+        uint64_t sp = 0, pc = 0;
+        if (proc__syscall_fd(th->sys_fd, &nr, &sp, &pc) != PROC_BLOCKED || nr != th->soft_nr ||
+            sp != th->soft_sp || pc != th->soft_pc)
+            th->has_base = false;
+    }
 }
 
 static bool is_hard_pc(const struct tthread *th, uint64_t pc)
@@ -717,6 +729,7 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         bool on_cpu = known && (th->cs.where == CS_ON_CPU || th->cs.where == CS_PREEMPTED);
         int how = on_cpu ? PROC_RUNNING
                          : proc__syscall_fd(th->sys_fd, &nr, &th->soft_sp, &th->soft_pc);
+        th->soft_nr = how == PROC_BLOCKED ? nr : -1;
         if (how == PROC_RUNNING)
             th->state = 'R';
         else if (how == PROC_BLOCKED && nr >= 0)

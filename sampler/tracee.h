@@ -95,6 +95,7 @@ struct tthread {
      * a thread is never stopped in it. */
     bool soft, soft_breaks;
     uint64_t soft_pc, soft_sp;
+    long soft_nr; /* the call, from the same read (-1: none) */
     bool soft_counted;               /* its counters, read before the syscall file: */
     uint64_t soft_run, soft_slices;
     /* Where it was blocked when a capture without a stop lacked registers
