@@ -4,7 +4,7 @@
  * context-switch records and the count of a thread's since a read, then
  * the real per-CPU events on a thread of this process spinning in a known
  * function, their switch records of a thread that naps, and their
- * instants taking a new period. */
+ * instants taking a new period; and events that record switches alone. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -474,18 +474,11 @@ TEST(real_samples_and_rephase)
     CHECK_EQ_INT(m.ins, 0);
     psample_set__enable(&s);
     collect(&s, &m, 300);
-    /* This thread napped 60 times: asleep and woken each time. */
-    if (m.slept < 55 || m.ins < 55)
-        UNIT_FAIL("60 naps, seen leaving a CPU to sleep %d times and given one %d times "
-                  "(preempted %d times)", m.slept, m.ins, m.preempted);
-    /* The records since a read: one nap, one more time given a CPU. */
-    psample_set__read(&s, take_mine, &m);
-    int before = psample_set__ins_since(&s, m.napper);
-    nap_ms(2);
-    int after = psample_set__ins_since(&s, m.napper);
-    if (!(before >= 0 && after >= before + 1))
-        UNIT_FAIL("times given a CPU since the read: %d before a nap, %d after", before, after);
-    psample_set__release(&s);
+    /* The sampling events record this thread's naps too (counted exactly
+     * by real_switch_records, where no sample fills the ring). */
+    if (m.slept < 1 || m.ins < 1)
+        UNIT_FAIL("60 naps, seen leaving a CPU to sleep %d times and given one %d times",
+                  m.slept, m.ins);
     uint64_t now = now_ns();
     int fast = m.n;
     /* A sample a millisecond of wall time, and the spinner never sleeps:
@@ -515,4 +508,40 @@ TEST(real_samples_and_rephase)
     CHECK_EQ_INT(s.n, 0);
     if (!(slow >= 5 && slow <= 30))
         UNIT_FAIL("%d samples in 300 ms at a 20 ms period (%d at 1 ms)", slow, fast);
+}
+
+/* Events that only record switches (psample_set__open_switches): this
+ * thread's naps, each a time it left a CPU to sleep and was given one
+ * again; and the records written since a read, counted without reading
+ * them. */
+TEST(real_switch_records)
+{
+    struct psample_set s;
+    int err = psample_set__open_switches(&s);
+    if (err < 0) {
+        if (err == -EACCES || err == -EPERM || err == -ENOSYS || err == -ENOENT ||
+            err == -EOPNOTSUPP)
+            UNIT_SKIP("perf events on every CPU are not allowed here (%s): per-thread events "
+                      "tell", strerror(-err));
+        UNIT_FAIL("psample_set__open_switches: %s", strerror(-err));
+    }
+    static struct mine m;
+    m.tid = -1;
+    m.napper = (pid_t)syscall(SYS_gettid);
+    collect(&s, &m, 50);
+    CHECK_EQ_INT(m.ins, 0); /* disabled until enabled */
+    psample_set__enable(&s);
+    collect(&s, &m, 300);
+    CHECK_EQ_INT(m.n, 0); /* no samples */
+    if (m.slept < 55 || m.ins < 55)
+        UNIT_FAIL("60 naps, seen leaving a CPU to sleep %d times and given one %d times "
+                  "(preempted %d times)", m.slept, m.ins, m.preempted);
+    /* The records since a read: one nap, one more time given a CPU. */
+    psample_set__read(&s, take_mine, &m);
+    int before = psample_set__ins_since(&s, m.napper);
+    nap_ms(2);
+    int after = psample_set__ins_since(&s, m.napper);
+    psample_set__close(&s);
+    if (!(before >= 0 && after >= before + 1))
+        UNIT_FAIL("times given a CPU since the read: %d before a nap, %d after", before, after);
 }
