@@ -231,27 +231,6 @@ void psample__each(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t 
     *tail = head;
 }
 
-int psample__ins_since(const uint8_t *data, uint64_t size, uint64_t tail, uint64_t head,
-                       pid_t tid)
-{
-    uint64_t t = tail;
-    int n = 0;
-    if (head < t || head - t > size)
-        return -1; /* overrun */
-    while (t < head) {
-        struct perf_event_header h;
-        struct psample_rec r;
-        psample__ring_copy(data, size, t, &h, sizeof h);
-        if (h.size < sizeof h || h.size % 8 || h.size > head - t || h.type == PERF_RECORD_LOST)
-            return -1;
-        if (h.type == PERF_RECORD_SWITCH_CPU_WIDE && parse_switch(data, size, t, &h, &r) &&
-            r.in && r.tid == tid)
-            n++;
-        t += h.size;
-    }
-    return n;
-}
-
 static const uint8_t *data_of(const struct psample *p, uint64_t *size)
 {
     const struct perf_event_mmap_page *pg = p->ring;
@@ -274,28 +253,24 @@ void psample_set__read(struct psample_set *s, psample_fn fn, void *ctx)
         struct perf_event_mmap_page *pg = p->ring;
         uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
         psample__each(data, size, &p->tail, head, p, fn, ctx);
+        p->peek = p->tail;
     }
 }
 
-int psample_set__ins_since(const struct psample_set *s, pid_t tid)
+void psample_set__peek(struct psample_set *s, psample_fn fn, void *ctx)
 {
-    int n = 0;
     for (int i = 0; i < s->n; i++) {
-        const struct psample *p = &s->cpu[i];
+        struct psample *p = &s->cpu[i];
         uint64_t size;
         const uint8_t *data;
-        if (p->fd < 0)
+        if (p->fd < 0 || !(data = data_of(p, &size)))
             continue;
-        if (!(data = data_of(p, &size)))
-            return -1;
-        const struct perf_event_mmap_page *pg = p->ring;
+        struct perf_event_mmap_page *pg = p->ring;
         uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-        int k = psample__ins_since(data, size, p->tail, head, tid);
-        if (k < 0)
-            return -1;
-        n += k;
+        if (p->peek < p->tail)
+            p->peek = p->tail;
+        psample__each(data, size, &p->peek, head, p, fn, ctx);
     }
-    return n;
 }
 
 void psample_set__release(struct psample_set *s)

@@ -58,6 +58,7 @@ struct psample {
     int fd;        /* the perf event, -1 if none */
     void *ring;    /* its mapping: the control page, then the data pages */
     uint64_t tail; /* how far the records have been read */
+    uint64_t peek; /* ... and looked at since (psample_set__peek) */
 };
 
 /* A sample found in a ring. */
@@ -112,16 +113,11 @@ void psample_set__rephase(struct psample_set *s, uint64_t period_ns);
 void psample_set__read(struct psample_set *s, psample_fn fn, void *ctx);
 void psample_set__release(struct psample_set *s);
 
-/* How many times thread tid was given a CPU after the records
- * psample_set__read read last, from the records written since (which
- * are left for the next read); -1 if that cannot be told (records were
- * lost, or a ring is not readable). */
-int psample_set__ins_since(const struct psample_set *s, pid_t tid);
-
-/* The same, over the records of data (a ring of size bytes) from tail to
- * head. Pure: for the unit tests. */
-int psample__ins_since(const uint8_t *data, uint64_t size, uint64_t tail, uint64_t head,
-                       pid_t tid);
+/* The records written since the last psample_set__read or peek, to fn,
+ * left for the next read too (which tells them again): for what a
+ * thread did since the tick's read. A sample's stack may be released
+ * before fn could copy it: fn is to take switches and losses only. */
+void psample_set__peek(struct psample_set *s, psample_fn fn, void *ctx);
 
 /* Copy the hit's stack bytes (hit->stack_len) to dst, from its ring. */
 void psample__copy_stack(const struct psample_hit *hit, void *dst);

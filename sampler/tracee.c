@@ -74,6 +74,50 @@ static struct tthread *find(struct tracee *t, pid_t tid)
     return NULL;
 }
 
+static size_t tid_slot(pid_t tid, size_t cap)
+{
+    return (size_t)(((uint32_t)tid * 2654435761u) >> 7) & (cap - 1);
+}
+
+/* (Re)build t->tid_idx; false if out of memory (find is used then). */
+static bool index_tids(struct tracee *t)
+{
+    size_t cap = 64;
+    while (cap < 2 * t->n)
+        cap *= 2;
+    if (cap != t->tid_cap) {
+        uint32_t *idx = realloc(t->tid_idx, cap * sizeof *idx);
+        if (!idx)
+            return false;
+        t->tid_idx = idx;
+        t->tid_cap = cap;
+    }
+    memset(t->tid_idx, 0, t->tid_cap * sizeof *t->tid_idx);
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->th[i].run == TT_GONE)
+            continue;
+        size_t h = tid_slot(t->th[i].tid, cap);
+        while (t->tid_idx[h])
+            h = (h + 1) & (cap - 1);
+        t->tid_idx[h] = (uint32_t)i + 1;
+    }
+    t->tid_stale = false;
+    return true;
+}
+
+/* find, by the index: for each switch record. */
+static struct tthread *find_indexed(struct tracee *t, pid_t tid)
+{
+    if ((t->tid_stale || !t->tid_idx) && !index_tids(t))
+        return find(t, tid);
+    for (size_t h = tid_slot(tid, t->tid_cap); t->tid_idx[h]; h = (h + 1) & (t->tid_cap - 1)) {
+        struct tthread *th = &t->th[t->tid_idx[h] - 1];
+        if (th->tid == tid && th->run != TT_GONE)
+            return th;
+    }
+    return NULL;
+}
+
 static struct tthread *add(struct tracee *t, pid_t tid)
 {
     struct tthread *th = find(t, tid);
@@ -97,6 +141,7 @@ static struct tthread *add(struct tracee *t, pid_t tid)
         th = &t->th[t->n++];
     }
     memset(th, 0, sizeof *th);
+    t->tid_stale = true;
     th->tid = tid;
     th->run = TT_RUNNING;
     th->state = '?';
@@ -127,12 +172,29 @@ static bool switches_known(const struct tracee *t, const struct tthread *th)
     return th->cs.fd >= 0 || (t->sw && !t->sw_lost);
 }
 
+/* A record written since the tick's read of t->sw (psample_set__peek):
+ * a thread given a CPU since, or records lost. */
+static void peek_record(void *arg, const struct psample_rec *r)
+{
+    struct tracee *t = arg;
+    if (r->type == PERF_RECORD_LOST) {
+        t->sw_peek_lost = true;
+    } else if (r->type == PERF_RECORD_SWITCH_CPU_WIDE && r->in && r->pid == t->pid) {
+        struct tthread *th = find_indexed(t, r->tid);
+        if (th)
+            th->ins_peeked++;
+    }
+}
+
 /* Where a thread's scheduler counters stand: from its context-switch
  * records if it has them (the times it was given a CPU; run_ns
  * UINT64_MAX, which no schedstat gives, so counters of the two kinds never
  * compare equal), else /proc's schedstat (time run, times scheduled in).
- * 0 or -1. */
-static int counters(struct tracee *t, struct tthread *th, uint64_t *run_ns, uint64_t *slices)
+ * As of now, or with per-CPU records as of the tick's read (at_read: the
+ * tick's picture of every thread, without looking at the records written
+ * since for each). 0 or -1. */
+static int counters_as(struct tracee *t, struct tthread *th, uint64_t *run_ns, uint64_t *slices,
+                       bool at_read)
 {
     unsigned long losses = th->cs.losses;
     if (cswitch__update(&th->cs)) {
@@ -142,15 +204,20 @@ static int counters(struct tracee *t, struct tthread *th, uint64_t *run_ns, uint
         return 0;
     }
     if (switches_known(t, th)) {
-        /* (With the records written since the tick's read.) */
-        int since = psample_set__ins_since(t->sw, th->tid);
-        if (since < 0)
+        if (!at_read)
+            psample_set__peek(t->sw, peek_record, t);
+        if (t->sw_peek_lost)
             return -1;
         *run_ns = UINT64_MAX;
-        *slices = th->cs.ins + (uint64_t)since;
+        *slices = th->cs.ins + th->ins_peeked;
         return 0;
     }
     return proc__schedstat(th->sched_fd, run_ns, slices);
+}
+
+static int counters(struct tracee *t, struct tthread *th, uint64_t *run_ns, uint64_t *slices)
+{
+    return counters_as(t, th, run_ns, slices, false);
 }
 
 /* Whether a thread's ring is worth its cost. Each context switch of a
@@ -220,7 +287,7 @@ static void take_sample(void *arg, const struct psample_rec *r)
     if ((r->type != PERF_RECORD_SAMPLE && r->type != PERF_RECORD_SWITCH_CPU_WIDE) ||
         r->pid != t->pid)
         return;
-    struct tthread *th = find(t, r->tid);
+    struct tthread *th = find_indexed(t, r->tid);
     if (!th)
         return;
     if (r->type == PERF_RECORD_SWITCH_CPU_WIDE) {
@@ -240,6 +307,7 @@ static void take_sample(void *arg, const struct psample_rec *r)
 
 static void gone(struct tracee *t, struct tthread *th)
 {
+    t->tid_stale = true;
     close_fds(th);
     th->run = TT_GONE;
     th->want = false;
@@ -658,7 +726,9 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
     if (t->sw) {
         for (size_t i = 0; i < t->n; i++)
             t->th[i].hit_new = false;
-        t->sw_lost = false;
+        t->sw_lost = t->sw_peek_lost = false;
+        for (size_t i = 0; i < t->n; i++)
+            t->th[i].ins_peeked = 0; /* (the read counts them now) */
         psample_set__read(t->sw, take_sample, t);
         if (t->sw != t->pss)
             psample_set__release(t->sw); /* (switches only: nothing to keep) */
@@ -705,7 +775,7 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         /* (A sampled thread ran: its schedstat is not worth a read.) */
         bool known = switches_known(t, th);
         if (((skip_unchanged && th->has_base) || t->sample_blocked || known) && !(hit && !known))
-            counted = counters(t, th, &run, &slices) == 0;
+            counted = counters_as(t, th, &run, &slices, true) == 0;
         if (counted && t->switch_records)
             switch_rate(t, th, slices);
         /* (Not given a CPU since, and not on one all along.) */
@@ -954,4 +1024,7 @@ void tracee__free(struct tracee *t)
     free(t->th);
     t->th = NULL;
     t->n = t->cap = 0;
+    free(t->tid_idx);
+    t->tid_idx = NULL;
+    t->tid_cap = 0;
 }

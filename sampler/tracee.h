@@ -57,7 +57,8 @@ struct tthread {
     bool sampled, stale;
     struct psample_hit hit;
     bool hit_new; /* hit is a sample of this tick's records */
-    uint64_t sw_t_ns; /* --nonblocking: when the switch that set cs.where was */
+    uint64_t sw_t_ns; /* t->sw: when the switch that set cs.where was */
+    uint32_t ins_peeked; /* t->sw: times given a CPU since the tick's read */
     bool fd_short;    /* some of its kept files were not opened: see tracee__fd_limit */
     bool cs_tried;    /* opened, or refused (not tried again) */
     bool cs_busy;     /* closed for switching too often: reopened once quiet */
@@ -155,6 +156,12 @@ struct tracee {
     void *stop_arg;
     struct tthread *th;
     size_t n, cap;
+    /* th's indices by tid, plus one (0: empty), open addressing over
+     * tid_cap slots: every switch record on the machine is looked up.
+     * Rebuilt when threads come or go (tid_stale). */
+    uint32_t *tid_idx;
+    size_t tid_cap;
+    bool tid_stale;
     bool exited;     /* the whole process is gone */
     int exit_status; /* its wait status, when exited and we saw it */
     bool execed;     /* it called execve: symbols no longer apply */
@@ -180,7 +187,7 @@ struct tracee {
      * unless records were lost since the last tick (sw_lost: /proc tells
      * then). NULL: a ring per thread (switch_records), or /proc. */
     struct psample_set *sw;
-    bool sw_lost;
+    bool sw_lost, sw_peek_lost; /* (at the read; since) */
     struct tracee_stats st;
 };
 
