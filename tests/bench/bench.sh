@@ -31,9 +31,10 @@
 #     for --nonblocking, how many samples came from perf samples, how many
 #     stops were left, and the walk errors (stacks read late).
 #  3. Scale: hsspy's CPU per tick on a program of 200 idle threads and a
-#     busy one (tests/workloads/waiters), told which threads ran by their
-#     context-switch records, by /proc (--no-perf-events), and with
-#     --nonblocking by the per-CPU events' records. Then an
+#     busy one (tests/workloads/waiters), told which threads ran by
+#     per-CPU context-switch records (where hsspy may watch every CPU), by
+#     a ring per thread (--per-thread-events), by /proc (--no-perf-events),
+#     and with --nonblocking by its sampling events' records. Then an
 #     RSS_MINUTES-long recording (default 10) at 1 kHz of the same
 #     workload repeated without end (`hsspy record -p PID -f raw`): hsspy's
 #     peak RSS (the kernel's high-water mark for the whole run, writing
@@ -241,6 +242,7 @@ hsspy_figures() { # CONFIG -> sets F_* from that config's reports
     F_COPIED_TICK=$(field "$f" 's/.*copied: .*, \([0-9.]*\) KB per tick.*/\1/p')
     F_READS=$(field "$f" 's/.*memory read in \([0-9.]*\) process_vm_readv calls per stop.*/\1/p')
     F_RINGS=$(sed -n 's/.*records (perf events) for \(all \)*\([0-9]*\) threads.*/\2/p' "$f" | median)
+    F_CPUWIDE=$(sed -n 's/.*records of the per-CPU perf events for all \([0-9]*\) threads.*/\1/p' "$f" | median)
     F_BUSY=$(sed -n 's/.*; \([0-9]*\) of them switched more than once a tick.*/\1/p' "$f" | median)
     F_ERRORS=$(sed -n 's/^ *errors: *\([0-9]*\).*/\1/p' "$f" | median)
     F_PS=$(sed -n 's/.*not stopped: \([0-9]*\) samples.*/\1/p' "$f" | median)
@@ -261,8 +263,12 @@ idle_tick() {
 }
 say "hsspy on 200 idle threads (load $(load))"
 idle_rec100=$(idle_tick 100) idle_proc100=$(idle_tick 100 --no-perf-events)
-idle_rec1k=$(idle_tick 1000) idle_proc1k=$(idle_tick 1000 --no-perf-events)
+idle_rec1k=$(idle_tick 1000)
+# (what told, in the default mode: per-CPU records where allowed)
+idle_how=$(sed -n 's/.*told by \(the context-switch records of the per-CPU perf events\|its context-switch records (perf events)\).*/\1/p' "$tmp/w.rep")
+idle_proc1k=$(idle_tick 1000 --no-perf-events)
 idle_nb100=$(idle_tick 100 --nonblocking) idle_nb1k=$(idle_tick 1000 --nonblocking)
+idle_pt100=$(idle_tick 100 --per-thread-events) idle_pt1k=$(idle_tick 1000 --per-thread-events)
 
 say "recording $RSS_MINUTES min at 1 kHz for the peak RSS (load $(load))"
 "$BENCH" "$SCALE" 0 +RTS -N2 -RTS >/dev/null &
@@ -367,9 +373,15 @@ for c in $figs; do
         "$F_COPIED" "$F_COPIED_TICK"
     printf '              %s process_vm_readv calls per stop, while the thread was stopped;\n' \
         "${F_READS:-?}"
-    printf '              context-switch records on %s threads, %s of them closed for a while\n' \
-        "${F_RINGS:-no}" "${F_BUSY:-0}"
-    printf '              (switching more than once a tick); walk errors %s\n' "${F_ERRORS:-0}"
+    if [ "${F_CPUWIDE:-?}" != "?" ]; then
+        printf '              which threads ran told by per-CPU context-switch records, for %s\n' \
+            "$F_CPUWIDE"
+        printf '              threads (no event per thread); walk errors %s\n' "${F_ERRORS:-0}"
+    else
+        printf '              context-switch records on %s threads, %s of them closed for a while\n' \
+            "${F_RINGS:-no}" "${F_BUSY:-0}"
+        printf '              (switching more than once a tick); walk errors %s\n' "${F_ERRORS:-0}"
+    fi
 done
 hsspy_figures n1k
 printf '   at 1000 Hz, --nonblocking: %s samples of %s threads, %s from perf samples (their\n' \
@@ -383,10 +395,13 @@ printf '              ticks %.2f%%; hsspy %s%% of one CPU, %s us per tick\n' "$F
 printf '\n3. scale\n'
 printf '   hsspy per tick on 200 idle threads and a busy one: %s us at 100 Hz, %s us at 1 kHz,\n' \
     "$idle_rec100" "$idle_rec1k"
-printf '     told which threads ran by their context-switch records; by /proc (--no-perf-events)\n'
+printf '     told which threads ran by %s; by /proc (--no-perf-events)\n' \
+    "$(echo "${idle_how:-context-switch records}" | sed 's/the context-switch records of the per-CPU perf events/per-CPU context-switch records/; s/its context-switch records (perf events)/a ring per thread/')"
 printf '     %s us at 100 Hz, %s us at 1 kHz; with --nonblocking (the per-CPU events'"'"' switch\n' \
     "$idle_proc100" "$idle_proc1k"
-printf '     records, no event per thread) %s us at 100 Hz, %s us at 1 kHz\n' "$idle_nb100" "$idle_nb1k"
+printf '     records, no event per thread) %s us at 100 Hz, %s us at 1 kHz; with a ring per thread\n' \
+    "$idle_nb100" "$idle_nb1k"
+printf '     (--per-thread-events) %s us at 100 Hz, %s us at 1 kHz\n' "$idle_pt100" "$idle_pt1k"
 printf '   %s min recording at 1 kHz (hsspy record -p PID -f raw): peak RSS %.1f MB (goal <= 50: %s)\n' \
     "$RSS_MINUTES" "$(calc "$rss_kb / 1024")" "$(met "$rss_kb / 1024" "<=" 50)"
 printf '     rate %s Hz sustained, missed ticks %.2f%% (goal <= 1%%: %s), %s samples, hsspy %s%% of one CPU,\n' \
