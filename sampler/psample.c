@@ -242,22 +242,9 @@ static const uint8_t *data_of(const struct psample *p, uint64_t *size)
     return (const uint8_t *)p->ring + off;
 }
 
-void psample_set__read(struct psample_set *s, psample_fn fn, void *ctx)
-{
-    for (int i = 0; i < s->n; i++) {
-        struct psample *p = &s->cpu[i];
-        uint64_t size;
-        const uint8_t *data;
-        if (p->fd < 0 || !(data = data_of(p, &size)))
-            continue;
-        struct perf_event_mmap_page *pg = p->ring;
-        uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-        psample__each(data, size, &p->tail, head, p, fn, ctx);
-        p->peek = p->tail;
-    }
-}
-
-void psample_set__peek(struct psample_set *s, psample_fn fn, void *ctx)
+/* Every ring's records from *cursor (its tail, or its peek) up to its
+ * head, to fn. */
+static void each_ring(struct psample_set *s, bool peek, psample_fn fn, void *ctx)
 {
     for (int i = 0; i < s->n; i++) {
         struct psample *p = &s->cpu[i];
@@ -269,8 +256,20 @@ void psample_set__peek(struct psample_set *s, psample_fn fn, void *ctx)
         uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
         if (p->peek < p->tail)
             p->peek = p->tail;
-        psample__each(data, size, &p->peek, head, p, fn, ctx);
+        psample__each(data, size, peek ? &p->peek : &p->tail, head, p, fn, ctx);
+        if (!peek)
+            p->peek = p->tail;
     }
+}
+
+void psample_set__read(struct psample_set *s, psample_fn fn, void *ctx)
+{
+    each_ring(s, false, fn, ctx);
+}
+
+void psample_set__peek(struct psample_set *s, psample_fn fn, void *ctx)
+{
+    each_ring(s, true, fn, ctx);
 }
 
 void psample_set__release(struct psample_set *s)

@@ -724,11 +724,11 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
      * thread waits stopped while we read /proc for the others. */
     t->runnable = 0;
     if (t->sw) {
-        for (size_t i = 0; i < t->n; i++)
+        for (size_t i = 0; i < t->n; i++) {
             t->th[i].hit_new = false;
-        t->sw_lost = t->sw_peek_lost = false;
-        for (size_t i = 0; i < t->n; i++)
             t->th[i].ins_peeked = 0; /* (the read counts them now) */
+        }
+        t->sw_lost = t->sw_peek_lost = false;
         psample_set__read(t->sw, take_sample, t);
         if (t->sw != t->pss)
             psample_set__release(t->sw); /* (switches only: nothing to keep) */

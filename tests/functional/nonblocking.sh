@@ -127,6 +127,15 @@ fi
 rc=$?
 check "with-no-perf-events-refused" "exit $rc, said: $(cat "$T/both.err")" \
     test "$rc" = 2 -a "$(wc -l <"$T/both.err")" = 1
+# Nor with --per-thread-events (its own events record the switches), which
+# in turn does not go with --no-perf-events; the command is never run.
+for other in --nonblocking --no-perf-events; do
+    rm -f "$T/ran"
+    "$HSSPY" record -q --per-thread-events "$other" -o /dev/null -- touch "$T/ran" 2>"$T/both.err"
+    rc=$?
+    check "per-thread-events-with$other-refused" "exit $rc, said: $(cat "$T/both.err")" \
+        test "$rc" = 2 -a "$(wc -l <"$T/both.err")" = 1 -a ! -e "$T/ran"
+done
 
 calibrated() { # SUITE CASE-PREFIX
     local suite=$1 c=$2 prog
