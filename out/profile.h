@@ -152,6 +152,7 @@ struct profile {
     uint64_t self_cpu_ns;  /* CPU time hsspy itself used while recording */
     bool realtime;         /* hsspy sampled at real-time priority */
     bool short_slices;     /* ... or at normal priority in 0.1 ms slices */
+    int nice;              /* the nice value it sampled at (not real-time) */
     unsigned long signals_forwarded, live_reads;
 
     struct prof_module *modules;

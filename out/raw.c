@@ -171,6 +171,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->ps_stale);
     put_u64(&s, p->ps_lost);
     put_u8(&s, p->cs_cpu_wide); /* and later */
+    put_u8(&s, (uint8_t)(int8_t)p->nice); /* and later */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -414,6 +415,10 @@ static void read_meta(struct cur *c, struct profile *p)
     }
     if (!c->bad && c->left >= 1)
         p->cs_cpu_wide = get_u8(c, "a flag") != 0;
+    if (!c->bad && c->left >= 1) {
+        int n = (int8_t)get_u8(c, "a nice value");
+        p->nice = n >= -20 && n <= 19 ? n : 0; /* (nonsense in a corrupt file) */
+    }
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

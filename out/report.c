@@ -44,12 +44,17 @@ static void header(const struct profile *p, FILE *f)
                     (double)p->stop_reads / (double)p->pause.n);
         fprintf(f, ")\n");
     }
-    if (p->self_cpu_ns && p->duration_ns)
-        fprintf(f, "  hsspy:     %.1f%% of one CPU while recording (%.0f us per tick), at %s priority%s\n",
+    if (p->self_cpu_ns && p->duration_ns) {
+        char prio[32];
+        if (p->realtime || !p->nice)
+            snprintf(prio, sizeof prio, "%s priority", p->realtime ? "real-time" : "normal");
+        else
+            snprintf(prio, sizeof prio, "nice %d", p->nice);
+        fprintf(f, "  hsspy:     %.1f%% of one CPU while recording (%.0f us per tick), at %s%s\n",
                 100.0 * (double)p->self_cpu_ns / (double)p->duration_ns,
-                p->ticks ? (double)p->self_cpu_ns / (double)p->ticks / 1e3 : 0.0,
-                p->realtime ? "real-time" : "normal",
+                p->ticks ? (double)p->self_cpu_ns / (double)p->ticks / 1e3 : 0.0, prio,
                 p->short_slices ? " in 0.1 ms slices" : "");
+    }
     if (p->copied_threads)
         fprintf(f, "  copied:    %.1f KB of the program's memory per thread sampled from it "
                    "(stacks and runtime words), %.1f KB per tick\n",

@@ -52,7 +52,7 @@ static void record_usage(FILE *f)
 {
     fprintf(f,
             "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--sort acc|own]\n"
-            "                    [--stack stg|ccs] [--threads] [--idle] [--realtime]\n"
+            "                    [--stack stg|ccs] [--threads] [--idle] [--nice N | --realtime]\n"
             "                    [--no-perf-events | --per-thread-events | --nonblocking] [-q]\n"
             "                    (-p PID | -- CMD [ARGS...])\n"
             "\n"
@@ -79,6 +79,12 @@ static void record_usage(FILE *f)
             "      --idle            keep samples of idle threads (sleeping in the\n"
             "                        kernel, state S or D); dropped by default\n"
             "  -q, --quiet           no progress or informational messages\n"
+            "      --nice N          the nice value to sample at, -20 to 19 (default -10\n"
+            "                        where allowed, i.e. root or CAP_SYS_NICE, unless\n"
+            "                        hsspy was started niced), so that ticks come on\n"
+            "                        time on a busy machine; at most half a CPU below\n"
+            "                        the nice it was started at; naming and writing,\n"
+            "                        and the program, keep their own\n"
             "      --realtime        sample at real-time priority (SCHED_FIFO 1; needs\n"
             "                        root or CAP_SYS_NICE), so that ticks come on time\n"
             "                        on a busy machine; at most half a CPU, and the\n"
@@ -183,6 +189,19 @@ static int parse_rate(const char *s, double *hz)
     return 0;
 }
 
+static int parse_nice(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < -20 || v > 19) {
+        log__error("--nice needs a nice value from -20 to 19, not '%s'", s);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 static int cmd_record(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -197,6 +216,7 @@ static int cmd_record(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {"save-captures", required_argument, NULL, 'C'},
         {"realtime", no_argument, NULL, 'R'},
+        {"nice", required_argument, NULL, 'Z'},
         {"no-perf-events", no_argument, NULL, 'E'},
         {"per-thread-events", no_argument, NULL, 'U'},
         {"nonblocking", no_argument, NULL, 'N'},
@@ -249,6 +269,11 @@ static int cmd_record(int argc, char **argv)
         case 'q': log__set_quiet(true); break;
         case 'C': o.save_dir = optarg; break;
         case 'R': o.realtime = true; break;
+        case 'Z':
+            if (parse_nice(optarg, &o.nice) < 0)
+                return 2;
+            o.nice_given = true;
+            break;
         case 'E': o.no_perf_events = true; break;
         case 'U': o.per_thread_events = true; break;
         case 'N': o.nonblocking = true; break;
@@ -269,6 +294,10 @@ static int cmd_record(int argc, char **argv)
     }
     if (sorted && sort_misplaced(o.format))
         return 2;
+    if (o.realtime && o.nice_given) {
+        log__error("--realtime and --nice are two ways to set hsspy's priority: give one");
+        return 2;
+    }
     if (o.nonblocking && o.no_perf_events) {
         log__error("--nonblocking samples by perf events: it cannot go with --no-perf-events");
         return 2;

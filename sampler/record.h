@@ -60,6 +60,8 @@ struct record_opts {
     bool snapshot;      /* one sample of every thread, exact stacks (dump) */
     const char *save_dir; /* --save-captures: raw captures for the fuzzer */
     bool realtime;        /* --realtime: sample at SCHED_FIFO priority */
+    bool nice_given;      /* --nice N: sample at nice N ... */
+    int nice;             /* ... (else -10 where allowed, if started at 0) */
     bool no_perf_events;  /* --no-perf-events: /proc tells which threads ran */
     bool per_thread_events; /* --per-thread-events: a ring per thread tells, not
                              * per-CPU events */

@@ -6,7 +6,8 @@
 #  1. Overhead. A fixed amount of work (tests/workloads/hs/bench.hs, +RTS
 #     -N2, about 8 OS threads: Haskell compute, allocation, unsafe and safe
 #     foreign calls) is timed alone, under `hsspy record` at 100 Hz and
-#     1 kHz, under `perf record -g` at the same rates, and built with
+#     1 kHz (and at 1 kHz with --realtime, and with --nice 0: the
+#     normal priority, where the default is nice -10), under `perf record -g` at the same rates, and built with
 #     -prof -fprof-auto running with +RTS -p, under `hsspy record
 #     --nonblocking` at 100 Hz and 1 kHz (running threads sampled by the
 #     kernel, not stopped); and, as a control, beside a
@@ -141,8 +142,8 @@ fi
 rm -f "$tmp/probe.data"
 
 # --- 1. overhead: interleaved rounds ----------------------------------------
-CONFIGS="alone h100 h1k h1kr n100 n1k burn prof"
-[ $perf_ok = 1 ] && CONFIGS="alone h100 h1k h1kr n100 n1k burn p100 p1k prof"
+CONFIGS="alone h100 h1k h1kr h1k0 n100 n1k burn prof"
+[ $perf_ok = 1 ] && CONFIGS="alone h100 h1k h1kr h1k0 n100 n1k burn p100 p1k prof"
 # With a CPU to spare: the program on CPU 0 only, hsspy on CPU 1, so that
 # what hsspy costs the program is its stops alone, not its CPU.
 spare=0
@@ -152,6 +153,7 @@ declare -A LABEL=(
     [h100]="hsspy record -F 100"
     [h1k]="hsspy record -F 1000"
     [h1kr]="  same, --realtime"
+    [h1k0]="  same, --nice 0"
     [n100]="hsspy record -F 100 --nonblocking"
     [n1k]="hsspy record -F 1000 --nonblocking"
     [n1k1]="  same, --nonblocking"
@@ -172,10 +174,11 @@ run_cfg() { # CONFIG: one timed run; its time appended to $tmp/CONFIG.ms
     case $c in
     alone) ms=$("$BENCH" "${ARGS[@]}" | elapsed) ;;
     alone1) ms=$(BENCH_CPU=0 "$BENCH" "${ARGS[@]}" | elapsed) ;;
-    h100 | h1k | h1kr | h1001 | h1k1 | n100 | n1k | n1k1)
+    h100 | h1k | h1kr | h1k0 | h1001 | h1k1 | n100 | n1k | n1k1)
         local hz=1000 opt=() pin=()
         [ "$c" = h100 ] || [ "$c" = h1001 ] || [ "$c" = n100 ] && hz=100
         [ "$c" = h1kr ] && opt=(--realtime)
+        [ "$c" = h1k0 ] && opt=(--nice 0)
         [ "${c:0:1}" = n ] && opt=(--nonblocking)
         # (the program pins itself to CPU 0 as it starts: bench_c.c)
         [ "$c" = h1k1 ] || [ "$c" = h1001 ] || [ "$c" = n1k1 ] && pin=(env BENCH_CPU=0 taskset -c 1)
@@ -233,6 +236,8 @@ hsspy_figures() { # CONFIG -> sets F_* from that config's reports
         awk '{ print 100 * $1 / ($1 + $2) }' | median)
     F_CPU=$(field "$f" 's/.*hsspy: *\([0-9.]*\)% of one CPU.*/\1/p')
     F_TICK=$(field "$f" 's/.*of one CPU while recording (\([0-9.]*\) us per tick).*/\1/p')
+    F_PRIO=$(sed -n 's/.*of one CPU while recording ([0-9.]* us per tick), at \(.*\)$/\1/p' "$f" |
+        sort | uniq -c | sort -rn | sed -n '1s/^ *[0-9]* //p')
     F_THREADS=$(field "$f" 's/.*thread samples from \([0-9]*\) threads.*/\1/p')
     F_SAMPLES=$(field "$f" 's/.*samples: *\([0-9]*\) thread samples.*/\1/p')
     F_REPEATED=$(sed -n 's/.*idle: *\([0-9]*\) samples of threads that had not run.*/\1/p' "$f" | median)
@@ -352,18 +357,20 @@ done
 [ $perf_ok = 1 ] || printf '   perf: %s\n' "$perf_why"
 
 printf '\n2. hsspy per sample (its own report, median over the rounds)\n'
-figs="h1k h1kr h100"
-[ $spare = 1 ] && figs="h1k h1kr h1k1 h100"
+figs="h1k h1kr h1k0 h100"
+[ $spare = 1 ] && figs="h1k h1kr h1k0 h1k1 h100"
 for c in $figs; do
     hsspy_figures $c
     hz=1000; [ $c = h100 ] && hz=100
     how=""; [ $c = h1kr ] && how=", --realtime"
+    [ $c = h1k0 ] && how=", --nice 0"
     [ $c = h1k1 ] && how=", on CPU 1, the program on CPU 0"
     printf '   at %4d Hz%s: pause per stopped thread median %s us (goal <= 30: %s), p99 %s us;\n' \
         $hz "$how" "$F_PAUSE_MED" "$(met "$F_PAUSE_MED" "<=" 30)" "$F_PAUSE_P99"
-    printf '              rate %s Hz, missed ticks %.2f%%%s; hsspy %s%% of one CPU, %s us per tick\n' \
+    printf '              rate %s Hz, missed ticks %.2f%%%s; hsspy %s%% of one CPU, %s us per tick,\n' \
         "$F_RATE" "$F_MISSED" \
         "$([ $c != h100 ] && echo " (goal <= 1%: $(met "$F_MISSED" "<=" 1))")" "$F_CPU" "$F_TICK"
+    printf '              at %s\n' "${F_PRIO:-?}"
     printf '              %s samples of %s threads; not stopped: %s that had not run since their last\n' \
         "$F_SAMPLES" "$F_THREADS" "${F_REPEATED:-0}"
     printf '              sample (previous stack reused), %s blocked in a call\n' \

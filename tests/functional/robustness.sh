@@ -2,8 +2,8 @@
 # while recorded, threads born and dying hundreds of times a second (C
 # threads and forkOS), blocking calls that must see no EINTR and no short
 # sleep, capabilities added and removed while recording, a second hsspy on
-# the same process, real-time priority for hsspy and not for its target,
-# and the launched command's credentials.
+# the same process, a raised priority (nice, or real-time) for hsspy and
+# not for its target, and the launched command's credentials.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -86,14 +86,16 @@ check_status "target-unharmed" $?
 
 # Scheduling: hsspy samples in 0.1 ms scheduler slices where the kernel has
 # them (EEVDF, Linux 6.12 on; no privilege needed) so that it wakes on time
-# on a busy machine; with --realtime, at real-time priority where allowed.
-# Either is hsspy's own: the program it launches keeps the default, and the
-# report says which was used.
+# on a busy machine, at nice -10 where allowed (--nice N to choose); with
+# --realtime, at real-time priority where allowed. Each is hsspy's own: the
+# program it launches keeps the default, and the report says which was used.
 # sched PID: "POLICY SLICE_NS" (no slice where /proc does not show one)
 sched() {
     echo "$(chrt -p "$1" 2>/dev/null | sed -n '1s/.*policy: //p')" \
         "$(sed -n 's/^se\.slice *: *\([0-9]*\).*/\1/p' "/proc/$1/sched" 2>/dev/null)"
 }
+# nice_of TID: its nice value (field 19 of stat; the name may hold spaces)
+nice_of() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f17; }
 kernel_at_least() { # MAJOR MINOR
     local v maj rest min
     v=$(uname -r); maj=${v%%.*}; rest=${v#*.}; min=${rest%%[!0-9]*}
@@ -101,7 +103,8 @@ kernel_at_least() { # MAJOR MINOR
 }
 # watch_recording NAME [OPTION...]: record the work program at 1 kHz for
 # 1.5 s; halfway, $during is how hsspy is scheduled and $kids how each of
-# the program's threads is (one line per distinct answer).
+# the program's threads is (one line per distinct answer); $during_nice and
+# $kids_nice are their nice values.
 watch_recording() {
     local name=$1 rec kid="" i
     shift
@@ -112,16 +115,26 @@ watch_recording() {
     for i in $(seq 100); do kid=$(pgrep -P "$rec" | head -n1); [ -n "$kid" ] && break; sleep 0.02; done
     sleep 0.5
     during=$(sched "$rec")
+    during_nice=$(nice_of "$rec")
     kids=$(for t in /proc/"$kid"/task/*; do sched "${t##*/}"; done | sort -u)
+    kids_nice=$(for t in /proc/"$kid"/task/*; do nice_of "${t##*/}"; done | sort -u | tr '\n' ' ')
     wait "$rec"
     check_status "$name-record" $? "$T/$name.err"
     [ -n "$kid" ] && kill "$kid" 2>/dev/null
 }
 watch_recording default
 policy=${during%% *}
-check "default-normal-priority" "hsspy sampled at: $during" test "$policy" = SCHED_OTHER
+check "default-normal-policy" "hsspy sampled at: $during" test "$policy" = SCHED_OTHER
+check "target-nice-unchanged" "the program's threads ran at nice $kids_nice" test "$kids_nice" = "0 "
+# A nice value below 0 needs root or CAP_SYS_NICE: does this shell have it?
+if nice -n -1 true 2>/dev/null; then
+    default_nice=-10 default_prio='at nice -10'
+else
+    default_nice=0 default_prio='at normal priority'
+fi
+check "default-nice" "hsspy sampled at nice $during_nice" test "$during_nice" = $default_nice
 check "default-reported" "$(grep hsspy: "$T/default.report")" \
-    has_line "$T/default.report" 'at normal priority'
+    has_line "$T/default.report" "$default_prio"
 default_slice=$(sched $$)
 default_slice=${default_slice#* }
 if [ -n "$default_slice" ] && kernel_at_least 6 12; then
@@ -129,7 +142,7 @@ if [ -n "$default_slice" ] && kernel_at_least 6 12; then
     check "slice-target-default" "the program's threads ran so: $kids" \
         test "$kids" = "SCHED_OTHER $default_slice"
     check "slice-reported" "$(grep hsspy: "$T/default.report")" \
-        has_line "$T/default.report" 'at normal priority in 0.1 ms slices'
+        has_line "$T/default.report" "$default_prio in 0.1 ms slices"
 else
     skip "slices" "this kernel ($(uname -r)) has no custom scheduler slices (Linux 6.12 on) or shows none in /proc/PID/sched"
 fi
@@ -144,6 +157,24 @@ if chrt -f 1 true 2>/dev/null; then
 else
     skip "realtime" "real-time priority is not allowed here"
 fi
+# --nice N: any user may ask for a higher value; 0 keeps the normal one.
+watch_recording nice5 --nice 5
+check "nice-5-sampler" "hsspy sampled at nice $during_nice" test "$during_nice" = 5
+check "nice-5-target" "the program's threads ran at nice $kids_nice" test "$kids_nice" = "0 "
+check "nice-5-reported" "$(grep hsspy: "$T/nice5.report")" has_line "$T/nice5.report" 'at nice 5'
+watch_recording nice0 --nice 0
+check "nice-0-sampler" "hsspy sampled at nice $during_nice" test "$during_nice" = 0
+check "nice-0-reported" "$(grep hsspy: "$T/nice0.report")" \
+    has_line "$T/nice0.report" 'at normal priority'
+"$HSSPY" record --nice -5 --realtime -- "$W/work" 1 1 >"$T/both.out" 2>"$T/both.err"
+rc=$?
+check "nice-realtime-refused" "exit $rc, said: $(cat "$T/both.err")" \
+    test $rc = 2 -a "$(grep -c . "$T/both.err")" = 1 -a ! -s "$T/both.out"
+check "nice-realtime-said" "said: $(cat "$T/both.err")" grep -q -- '--realtime and --nice' "$T/both.err"
+"$HSSPY" record --nice -21 -- "$W/work" 1 1 >/dev/null 2>"$T/range.err"
+rc=$?
+check "nice-range" "exit $rc, said: $(cat "$T/range.err")" \
+    test $rc = 2 -a "$(grep -c -- 'from -20 to 19' "$T/range.err")" = 1
 
 # Credentials: the launched command runs as the user hsspy runs as.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
@@ -152,6 +183,15 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
         "$T/bin/hsspy" record -q -d 1 -o /dev/null -- sh -c 'id -u; id -g; id -G' >"$T/id.out" 2>"$T/err"
     check "same-credentials" "the command ran as: $(tr '\n' ' ' <"$T/id.out") $(cat "$T/err")" \
         test "$(tr '\n' ' ' <"$T/id.out")" = "65534 65534 65534 "
+    # A user who may not lower the nice value is told so, and sampled at
+    # the one hsspy was started at.
+    setpriv --reuid=65534 --regid=65534 --clear-groups \
+        "$T/bin/hsspy" record --nice -5 -d 0.5 -f report -o - -- "$W/work" 1 3000 >"$T/nobody.report" 2>"$T/err"
+    check_status "nice-refused-record" $? "$T/err"
+    check "nice-refused-warned" "said: $(cat "$T/err")" \
+        grep -q 'warning: --nice -5 is not allowed here .*: sampling at nice 0$' "$T/err"
+    check "nice-refused-reported" "$(grep hsspy: "$T/nobody.report")" \
+        has_line "$T/nobody.report" 'at normal priority'
 else
     skip "same-credentials" "needs root (to run hsspy as another user) and setpriv"
 fi

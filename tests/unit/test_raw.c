@@ -42,6 +42,7 @@ static void build(struct profile *p)
     p->ps_stale = 30;
     p->ps_lost = 2;
     p->cs_cpu_wide = true;
+    p->nice = -10;
     p->cs_errno = 13;
     p->nmodules = 2;
     p->modules = calloc(2, sizeof *p->modules);
@@ -116,6 +117,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.ps_stale, 30);
     CHECK_EQ_INT(b.ps_lost, 2);
     CHECK(b.cs_cpu_wide);
+    CHECK_EQ_INT(b.nice, -10);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -178,8 +180,8 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the flag of per-CPU switch records, then
-     * also the --nonblocking figures (a flag and
+     * type, size, payload. Drop the nice value, then also the flag of
+     * per-CPU switch records, then also the --nonblocking figures (a flag and
      * three counters), then also the figures of files (two counters), then
      * also the context-switch figures before them (four counters and an
      * errno), then also the counter before them (reads
@@ -188,7 +190,7 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {1, 26, 42, 78, 86, 102, 126};
+    static const int cuts[] = {1, 2, 27, 43, 79, 87, 103, 127};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -200,20 +202,21 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK(!b.cs_cpu_wide);
-        CHECK(b.nonblocking == (cut <= 1));
-        CHECK_EQ_INT(b.ps_samples, cut <= 1 ? 700 : 0);
-        CHECK_EQ_INT(b.ps_lost, cut <= 1 ? 2 : 0);
-        CHECK_EQ_INT(b.fd_short, cut <= 26 ? 5 : 0);
-        CHECK_EQ_INT(b.fd_limit, cut <= 26 ? 200 : 0);
-        CHECK_EQ_INT(b.cs_threads, cut <= 42 ? 11 : 0);
-        CHECK_EQ_INT(b.cs_losses, cut <= 42 ? 3 : 0);
-        CHECK_EQ_INT(b.cs_errno, cut <= 42 ? 13 : 0);
-        CHECK_EQ_INT(b.cs_busy, cut <= 42 ? 4 : 0);
-        CHECK_EQ_INT(b.stop_reads, cut <= 78 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 86 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 86 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 102 ? 1 : 0);
+        CHECK_EQ_INT(b.nice, 0);
+        CHECK(b.cs_cpu_wide == (cut <= 1));
+        CHECK(b.nonblocking == (cut <= 2));
+        CHECK_EQ_INT(b.ps_samples, cut <= 2 ? 700 : 0);
+        CHECK_EQ_INT(b.ps_lost, cut <= 2 ? 2 : 0);
+        CHECK_EQ_INT(b.fd_short, cut <= 27 ? 5 : 0);
+        CHECK_EQ_INT(b.fd_limit, cut <= 27 ? 200 : 0);
+        CHECK_EQ_INT(b.cs_threads, cut <= 43 ? 11 : 0);
+        CHECK_EQ_INT(b.cs_losses, cut <= 43 ? 3 : 0);
+        CHECK_EQ_INT(b.cs_errno, cut <= 43 ? 13 : 0);
+        CHECK_EQ_INT(b.cs_busy, cut <= 43 ? 4 : 0);
+        CHECK_EQ_INT(b.stop_reads, cut <= 79 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 87 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 87 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 103 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);
