@@ -603,6 +603,8 @@ static void loop(struct recorder *r)
     uint64_t end = r->o->duration_s > 0 ? r->t0_ns + (uint64_t)(r->o->duration_s * 1e9) : 0;
     double next = (double)r->t0_ns;
     uint64_t not_before = 0;
+    /* (hsspy's CPU clock at the end of the last tick, when capped) */
+    uint64_t cpu_prev = r->capped ? cpu_now_ns() : 0;
     /* A live view is drawn at once (empty), then every refresh_ns. */
     uint64_t next_poll = r->t0_ns, next_refresh = r->t0_ns;
 
@@ -637,16 +639,17 @@ static void loop(struct recorder *r)
             next += (double)behind * period;
         }
         sig = 0;
-        uint64_t cpu0 = r->capped ? cpu_now_ns() : 0;
         tick(r, &sig, 2000000u, 300000u);
         if (r->capped) {
             /* At real-time priority nothing else gets hsspy's CPU while it
              * works, and at a raised one little else: never more than half
-             * of it. After a tick that took d of CPU, the next comes d
-             * later at the earliest (ticks that cannot come in time count
-             * as missed). */
-            uint64_t d = cpu_now_ns() - cpu0;
-            not_before = tracee__now_ns() + d;
+             * of it. After a tick and the wait before it took d of CPU, the
+             * next comes d later at the earliest (ticks that cannot come in
+             * time count as missed). One read of the clock a tick: it is a
+             * system call (no vDSO for a thread's CPU clock). */
+            uint64_t cpu = cpu_now_ns();
+            not_before = tracee__now_ns() + (cpu - cpu_prev);
+            cpu_prev = cpu;
         }
         progress(r, tracee__now_ns(), false);
         if (sig) {
