@@ -90,6 +90,11 @@ $(B)/bench/burn: tests/bench/burn.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
+# make bench's floor: what the machine charges for a stop, without hsspy.
+$(B)/bench/stopcost: tests/bench/stopcost.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror $(CFLAGS) $(LDFLAGS) -o $@ $<
+
 deps:
 	@tests/deps.sh
 
@@ -120,7 +125,7 @@ demo:
 	@tests/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory hsspy $(B)/bench/raw_resize $(B)/bench/burn $(B)/workloads/waiters
+	@$(MAKE) --no-print-directory hsspy $(B)/bench/raw_resize $(B)/bench/burn $(B)/bench/stopcost $(B)/workloads/waiters
 	@tests/bench/bench.sh
 
 install: hsspy

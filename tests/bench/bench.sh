@@ -3,6 +3,13 @@
 # what users would pick instead, and how hsspy itself holds up; every figure
 # beside its goal (issue 7).
 #
+#  0. The floor: what this machine charges, without hsspy, for what a tick
+#     is made of (tests/bench/stopcost.c): a sleep and its wake-up, a stop
+#     of a thread running on another CPU and of one waiting for a CPU (its
+#     PTRACE_INTERRUPT, wait4, PTRACE_GETREGS, PTRACE_CONT), a
+#     process_vm_readv, a /proc read. Where an inter-processor interrupt
+#     goes through a hypervisor, the stop of a running thread alone can
+#     cost tens of microseconds, whatever the sampler.
 #  1. Overhead. A fixed amount of work (tests/workloads/hs/bench.hs, +RTS
 #     -N2, about 8 OS threads: Haskell compute, allocation, unsafe and safe
 #     foreign calls) is timed alone, under `hsspy record` at 100 Hz and
@@ -66,6 +73,7 @@ RAW_SAMPLES=${RAW_SAMPLES:-1000000}
 HSSPY=$ROOT/hsspy
 RESIZE=$ROOT/build/bench/raw_resize
 BURN=$ROOT/build/bench/burn
+STOPCOST=$ROOT/build/bench/stopcost
 HS=$ROOT/build/workloads/hs
 BENCH=$HS/bench
 PROF=$HS/bench_prof
@@ -140,6 +148,12 @@ else
     perf_ok=1
 fi
 rm -f "$tmp/probe.data"
+
+# --- 0. the floor: what this machine charges for a stop, without hsspy ------
+say "measuring what a stop costs here, without hsspy (load $(load))"
+for i in 1 2 3; do "$STOPCOST" 1000 >"$tmp/floor.$i"; done
+# floor NAME: its median over the three runs
+floor() { cat "$tmp"/floor.? | sed -n "s/^$1 //p" | median; }
 
 # --- 1. overhead: interleaved rounds ----------------------------------------
 CONFIGS="alone h100 h1k h1kr h1k0 n100 n1k burn prof"
@@ -331,6 +345,25 @@ printf 'machine: %s CPUs (%s)%s, Linux %s, %s MB RAM; GHC %s\n' "$(nproc)" "$cpu
 printf 'load average (1, 5, 15 min): %s before, %s after the rounds, %s at the end\n' \
     "$load_before" "$load_after" "$load_end"
 printf 'workload: tests/workloads/hs/bench.hs %s +RTS -N2 (a fixed amount of work)\n' "$SCALE"
+
+printf '\n0. what this machine charges, without hsspy (tests/bench/stopcost.c: a tracer and a\n'
+printf '   spinning child, once a millisecond; the tracer'"'"'s CPU per operation, median of 3x1000)\n'
+printf '   a system call %s us; a 1 ms sleep and its wake-up %s us; process_vm_readv of 8 KB %s us;\n' \
+    "$(floor syscall)" "$(floor sleep)" "$(floor vm_readv)"
+printf '   a read of /proc/PID/task/TID/syscall %s us\n' "$(floor proc_syscall)"
+for w in running waiting; do
+    [ -n "$(floor ${w}_all | grep -v '?')" ] || continue
+    case $w in
+    running) printf '   a stop of a thread running on another CPU: %s us' "$(floor running_all)" ;;
+    waiting) printf '   a stop of a thread waiting for the tracer'"'"'s CPU: %s us' "$(floor waiting_all)" ;;
+    esac
+    printf ' (PTRACE_INTERRUPT %s, wait4 %s,\n     PTRACE_GETREGS %s, PTRACE_CONT %s); the thread held stopped %s us\n' \
+        "$(floor ${w}_interrupt)" "$(floor ${w}_wait)" "$(floor ${w}_getregs)" "$(floor ${w}_cont)" \
+        "$(floor ${w}_pause)"
+done
+[ "$(floor running_all)" = "?" ] ||
+    printf '   so a tick that stops one running thread and reads its stack costs at least %s us\n' \
+        "$(calc "$(floor sleep) + $(floor running_all) + $(floor vm_readv)")"
 
 printf '\n1. wall time of the workload, median of %d interleaved rounds (min-max)\n' "$ROUNDS"
 a=$(median <"$tmp/alone.ms")
