@@ -396,7 +396,7 @@ static bool is_stop_signal(int sig)
 
 void tracee__handle(struct tracee *t, pid_t tid, int status)
 {
-    struct tthread *th = find(t, tid);
+    struct tthread *th = find_indexed(t, tid);
 
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
         if (th) {
@@ -859,6 +859,36 @@ static size_t count_wanted(const struct tracee *t)
     return n;
 }
 
+/* A wait4 for any tracee walks the kernel's list of all of them, and one
+ * that finds nothing walks it to the end: with a thousand threads, about
+ * 100 us a call on a PVM guest, and collect made several a tick. Past this many
+ * tracees per thread waited for, collect asks each of those threads
+ * instead, in a call that looks at that thread alone. */
+#define SCAN_PER_WANTED 32
+
+/* Collect's wait4 for the threads it waits for, one by one (`tids`, the
+ * ones still wanted): how many events it handled; -1 when a thread is no
+ * longer ours to wait for (it went with an exec), so that only a wait for
+ * any tracee can tell what became of it. */
+static int poll_wanted(struct tracee *t, const pid_t *tids, size_t n)
+{
+    int got = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct tthread *th = find_indexed(t, tids[i]);
+        int status;
+        if (!th || !th->want)
+            continue;
+        pid_t tid = waitpid(tids[i], &status, WNOHANG | __WALL);
+        if (tid < 0 && errno == ECHILD)
+            return -1;
+        if (tid > 0) {
+            tracee__handle(t, tid, status);
+            got++;
+        }
+    }
+    return got;
+}
+
 int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, int *sig_out)
 {
     sigset_t set;
@@ -869,23 +899,58 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
      * threads; when unknown, the target's alone decide. */
     bool spin = t->runnable < ncpus() &&
                 (t->machine_running <= 0 || t->machine_running <= ncpus());
-    size_t wanted;
+    size_t wanted = count_wanted(t);
+    /* (Threads are wanted only by the interrupts before: the list of
+     * them, for asking one by one, cannot grow while we collect.) */
+    pid_t *tids = NULL;
+    size_t ntids = 0;
+    if (wanted > 0 && t->n > SCAN_PER_WANTED * wanted) {
+        if (wanted > t->ask_cap) {
+            pid_t *a = realloc(t->ask, 2 * wanted * sizeof *a);
+            if (a) {
+                t->ask = a;
+                t->ask_cap = 2 * wanted;
+            }
+        }
+        if (wanted <= t->ask_cap)
+            tids = t->ask;
+    }
+    if (tids)
+        for (size_t i = 0; i < t->n && ntids < wanted; i++)
+            if (t->th[i].want)
+                tids[ntids++] = t->th[i].tid;
+    bool woken = false; /* by a SIGCHLD since the last look */
 
     uint64_t quiet_until = spin_from + quiet_ns;
 
     tracee__signal_set(&set);
     t->collecting = true;
     while ((wanted = count_wanted(t)) > 0 && !t->exited) {
-        int status;
-        pid_t tid = waitpid(-1, &status, WNOHANG | __WALL);
-        if (tid > 0) {
-            tracee__handle(t, tid, status);
+        int status, got;
+        if (tids) {
+            got = poll_wanted(t, tids, ntids);
+            if (got < 0) {
+                tids = NULL;
+                continue; /* a wait for any tracee, from now on */
+            }
+            /* A SIGCHLD that none of them sent: another thread's event (a
+             * signal it received, say), which should not wait for us. */
+            if (woken && got == 0)
+                got = tracee__drain(t);
+            woken = false;
+        } else {
+            pid_t tid = waitpid(-1, &status, WNOHANG | __WALL);
+            if (tid < 0 && errno == ECHILD)
+                break; /* nothing traced any more */
+            if (tid > 0)
+                tracee__handle(t, tid, status);
+            got = tid > 0;
+        }
+        if (got > 0) {
             spin_from = tracee__now_ns();
             quiet_until = spin_from + quiet_ns;
             continue;
         }
-        if (tid < 0 && errno == ECHILD)
-            break; /* nothing traced any more */
         uint64_t now = tracee__now_ns();
         /* Threads that run stop within microseconds; when none has stopped
          * for a while, the rest are waiting for a CPU (or sleeping
@@ -906,9 +971,21 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
         int sig = sigtimedwait(&set, NULL, &ts);
         if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && sig_out)
             *sig_out = sig;
+        woken = sig == SIGCHLD;
         spin_from = tracee__now_ns();
     }
     t->collecting = false;
+    if (tids) {
+        /* The SIGCHLD of the events handled one by one would make
+         * tracee__wait walk the list twice, after its first look: take it
+         * now (any other event is then found by that first look). */
+        sigset_t chld;
+        struct timespec zero = {0, 0};
+        sigemptyset(&chld);
+        sigaddset(&chld, SIGCHLD);
+        while (sigtimedwait(&chld, NULL, &zero) == SIGCHLD)
+            ;
+    }
     return (int)count_wanted(t);
 }
 
@@ -1026,5 +1103,8 @@ void tracee__free(struct tracee *t)
     t->n = t->cap = 0;
     free(t->tid_idx);
     t->tid_idx = NULL;
+    free(t->ask);
+    t->ask = NULL;
+    t->ask_cap = 0;
     t->tid_cap = 0;
 }

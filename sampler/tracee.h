@@ -162,6 +162,9 @@ struct tracee {
     uint32_t *tid_idx;
     size_t tid_cap;
     bool tid_stale;
+    /* The threads tracee__collect asks for one by one (many tracees). */
+    pid_t *ask;
+    size_t ask_cap;
     bool exited;     /* the whole process is gone */
     int exit_status; /* its wait status, when exited and we saw it */
     bool execed;     /* it called execve: symbols no longer apply */

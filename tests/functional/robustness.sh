@@ -33,6 +33,19 @@ check "churn-threads-followed" "$seen threads sampled of $born born" test "${see
 lost=$(sed -n 's/.*; \([0-9]*\) threads exited before they could be stopped/\1/p' "$T/churn.report")
 check "churn-few-lost" "${lost:-0} threads lost of $born" test "${lost:-0}" -le $((born / 10))
 
+# The same among 300 sleeping threads (5 s): with that many threads and few
+# running, hsspy waits for each stop by asking the stopped thread alone;
+# births and exits must still all be seen.
+"$HSSPY" record -q -F 1000 -f report -o "$T/churn300.report" -- "$W/churn" 5 300 >"$T/churn300.out" 2>"$T/err"
+check_status "churn-many-record" $? "$T/err"
+check "churn-many-target-ok" "the target says: $(cat "$T/churn300.out")" grep -q '^threads [0-9]*$' "$T/churn300.out"
+born=$(sed -n 's/^threads //p' "$T/churn300.out")
+seen=$(sed -n 's/.* thread samples from \([0-9]*\) threads/\1/p' "$T/churn300.report")
+check "churn-many-threads-followed" "$seen threads sampled of $born born and 300 asleep" \
+    test "${seen:-0}" -ge $((300 + born / 4))
+lost=$(sed -n 's/.*; \([0-9]*\) threads exited before they could be stopped/\1/p' "$T/churn300.report")
+check "churn-many-few-lost" "${lost:-0} threads lost of $born" test "${lost:-0}" -le $((born / 10))
+
 # forkOS churn on the Haskell side.
 prog=$(build_hs forkos forkos.hs -- -O1 -threaded -rtsopts) ||
     { fail "forkos-build" "ghc could not build forkos.hs"; }

@@ -1,10 +1,13 @@
 /* churn - OS threads born and dying all the time: keeps about 16 alive, each
  * living 2-20 ms, for SECONDS. Prints "threads N" (how many ran to their end)
- * and exits 0 if every one of them did. */
+ * and exits 0 if every one of them did. With IDLE, that many more threads
+ * sleep all the while: a tracer then has many threads, few of them running.
+ * Usage: churn [SECONDS [IDLE]] */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile unsigned long sink;
 
@@ -24,9 +27,25 @@ static void *life(void *arg)
     return (void *)1;
 }
 
+static void *idle(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     double end = now() + (argc > 1 ? atof(argv[1]) : 10);
+    int nidle = argc > 2 ? atoi(argv[2]) : 0;
+    for (int i = 0; i < nidle; i++) {
+        pthread_t it;
+        if (pthread_create(&it, NULL, idle, NULL) != 0) {
+            fprintf(stderr, "churn: cannot start idle thread %d\n", i);
+            return 1;
+        }
+    }
     pthread_t t[16];
     long done = 0, started = 0;
     for (int i = 0; i < 16; i++)
