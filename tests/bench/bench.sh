@@ -42,7 +42,8 @@
 #     busy one (tests/workloads/waiters), told which threads ran by
 #     per-CPU context-switch records (where hsspy may watch every CPU), by
 #     a ring per thread (--per-thread-events), by /proc (--no-perf-events),
-#     and with --nonblocking by its sampling events' records. Then an
+#     and with --nonblocking by its sampling events' records; and on
+#     1000 idle threads at 1 kHz. Then an
 #     RSS_MINUTES-long recording (default 10) at 1 kHz of the same
 #     workload repeated without end (`hsspy record -p PID -f raw`): hsspy's
 #     peak RSS (the kernel's high-water mark for the whole run, writing
@@ -271,12 +272,12 @@ hsspy_figures() { # CONFIG -> sets F_* from that config's reports
 
 # --- 3. scale: many idle threads; a long recording, then reports of raw files -----
 WAITERS=$ROOT/build/workloads/waiters
-# idle_tick HZ [OPTION]: hsspy's CPU per tick on 200 idle threads and a busy
-# one, median of 3 recordings of 3 s
+# idle_tick HZ [OPTION]: hsspy's CPU per tick on 200 idle threads (IDLE_N)
+# and a busy one, median of 3 recordings of 3 s
 idle_tick() {
     local i
     for i in 1 2 3; do
-        "$HSSPY" record -q -F "$1" -d 3 ${2:+"$2"} -f report -o "$tmp/w.rep" -- "$WAITERS" 4 200 >/dev/null
+        "$HSSPY" record -q -F "$1" -d 3 ${2:+"$2"} -f report -o "$tmp/w.rep" -- "$WAITERS" 4 "${IDLE_N:-200}" >/dev/null
         sed -n 's/.*of one CPU while recording (\([0-9.]*\) us per tick).*/\1/p' "$tmp/w.rep"
     done | median
 }
@@ -288,6 +289,7 @@ idle_how=$(sed -n 's/.*told by \(the context-switch records of the per-CPU perf 
 idle_proc1k=$(idle_tick 1000 --no-perf-events)
 idle_nb100=$(idle_tick 100 --nonblocking) idle_nb1k=$(idle_tick 1000 --nonblocking)
 idle_pt100=$(idle_tick 100 --per-thread-events) idle_pt1k=$(idle_tick 1000 --per-thread-events)
+idle_many1k=$(IDLE_N=1000 idle_tick 1000)
 
 say "recording $RSS_MINUTES min at 1 kHz for the peak RSS (load $(load))"
 "$BENCH" "$SCALE" 0 +RTS -N2 -RTS >/dev/null &
@@ -442,6 +444,7 @@ printf '     %s us at 100 Hz, %s us at 1 kHz; with --nonblocking (the per-CPU ev
 printf '     records, no event per thread) %s us at 100 Hz, %s us at 1 kHz; with a ring per thread\n' \
     "$idle_nb100" "$idle_nb1k"
 printf '     (--per-thread-events) %s us at 100 Hz, %s us at 1 kHz\n' "$idle_pt100" "$idle_pt1k"
+printf '   the same with 1000 idle threads: %s us at 1 kHz\n' "$idle_many1k"
 printf '   %s min recording at 1 kHz (hsspy record -p PID -f raw): peak RSS %.1f MB (goal <= 50: %s)\n' \
     "$RSS_MINUTES" "$(calc "$rss_kb / 1024")" "$(met "$rss_kb / 1024" "<=" 50)"
 printf '     rate %s Hz sustained, missed ticks %.2f%% (goal <= 1%%: %s), %s samples, hsspy %s%% of one CPU,\n' \
