@@ -152,7 +152,11 @@ rm -f "$tmp/probe.data"
 
 # --- 0. the floor: what this machine charges for a stop, without hsspy ------
 say "measuring what a stop costs here, without hsspy (load $(load))"
-for i in 1 2 3; do "$STOPCOST" 1000 >"$tmp/floor.$i"; done
+floor_why=""
+for i in 1 2 3; do
+    "$STOPCOST" 1000 >"$tmp/floor.$i" 2>"$tmp/floor.err" ||
+        { floor_why="$(head -n1 "$tmp/floor.err")"; floor_why="not measured (${floor_why:-stopcost failed})"; break; }
+done
 # floor NAME: its median over the three runs
 floor() { cat "$tmp"/floor.? | sed -n "s/^$1 //p" | median; }
 
@@ -350,22 +354,26 @@ printf 'workload: tests/workloads/hs/bench.hs %s +RTS -N2 (a fixed amount of wor
 
 printf '\n0. what this machine charges, without hsspy (tests/bench/stopcost.c: a tracer and a\n'
 printf '   spinning child, once a millisecond; the tracer'"'"'s CPU per operation, median of 3x1000)\n'
-printf '   a system call %s us; a 1 ms sleep and its wake-up %s us; process_vm_readv of 8 KB %s us;\n' \
-    "$(floor syscall)" "$(floor sleep)" "$(floor vm_readv)"
-printf '   a read of /proc/PID/task/TID/syscall %s us\n' "$(floor proc_syscall)"
-for w in running waiting; do
-    [ -n "$(floor ${w}_all | grep -v '?')" ] || continue
-    case $w in
-    running) printf '   a stop of a thread running on another CPU: %s us' "$(floor running_all)" ;;
-    waiting) printf '   a stop of a thread waiting for the tracer'"'"'s CPU: %s us' "$(floor waiting_all)" ;;
-    esac
-    printf ' (PTRACE_INTERRUPT %s, wait4 %s,\n     PTRACE_GETREGS %s, PTRACE_CONT %s); the thread held stopped %s us\n' \
-        "$(floor ${w}_interrupt)" "$(floor ${w}_wait)" "$(floor ${w}_getregs)" "$(floor ${w}_cont)" \
-        "$(floor ${w}_pause)"
-done
-[ "$(floor running_all)" = "?" ] ||
-    printf '   so a tick that stops one running thread and reads its stack costs at least %s us\n' \
-        "$(calc "$(floor sleep) + $(floor running_all) + $(floor vm_readv)")"
+if [ -n "$floor_why" ]; then
+    printf '   %s\n' "$floor_why"
+else
+    printf '   a system call %s us; a 1 ms sleep and its wake-up %s us; process_vm_readv of 8 KB %s us;\n' \
+        "$(floor syscall)" "$(floor sleep)" "$(floor vm_readv)"
+    printf '   a read of /proc/PID/task/TID/syscall %s us\n' "$(floor proc_syscall)"
+    for w in running waiting; do
+        [ -n "$(floor ${w}_all | grep -v '?')" ] || continue
+        case $w in
+        running) printf '   a stop of a thread running on another CPU: %s us' "$(floor running_all)" ;;
+        waiting) printf '   a stop of a thread waiting for the tracer'"'"'s CPU: %s us' "$(floor waiting_all)" ;;
+        esac
+        printf ' (PTRACE_INTERRUPT %s, wait4 %s,\n     PTRACE_GETREGS %s, PTRACE_CONT %s); the thread held stopped %s us\n' \
+            "$(floor ${w}_interrupt)" "$(floor ${w}_wait)" "$(floor ${w}_getregs)" "$(floor ${w}_cont)" \
+            "$(floor ${w}_pause)"
+    done
+    [ "$(floor running_all)" = "?" ] ||
+        printf '   so a tick that stops one running thread and reads its stack costs at least %s us\n' \
+            "$(calc "$(floor sleep) + $(floor running_all) + $(floor vm_readv)")"
+fi
 
 printf '\n1. wall time of the workload, median of %d interleaved rounds (min-max)\n' "$ROUNDS"
 a=$(median <"$tmp/alone.ms")

@@ -20,10 +20,12 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -54,12 +56,12 @@ static double median_us(uint64_t *v, int n, uint64_t less)
     return (double)(m > less ? m - less : 0) / 1000.0;
 }
 
-static void pin(pid_t pid, int cpu_no)
+static bool pin(pid_t pid, int cpu_no)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu_no, &set);
-    sched_setaffinity(pid, sizeof set, &set);
+    return sched_setaffinity(pid, sizeof set, &set) == 0;
 }
 
 static void tick_sleep(void)
@@ -124,19 +126,35 @@ int main(int argc, char **argv)
     if (!v)
         return 1;
     static volatile uint64_t spin_buf[1024];
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    pin(0, 0);
+    /* The first two CPUs this process may use: the tracer on one, the
+     * child on the other (or on the same one, for a thread waiting for
+     * the tracer's CPU). */
+    cpu_set_t allowed;
+    int cpus[2] = {-1, -1}, ncpu = 0;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        for (int c = 0; c < CPU_SETSIZE && ncpu < 2; c++)
+            if (CPU_ISSET(c, &allowed))
+                cpus[ncpu++] = c;
+    if (ncpu == 0 || !pin(0, cpus[0])) {
+        fprintf(stderr, "stopcost: cannot pin itself to a CPU\n");
+        return 1;
+    }
+    pid_t parent = getpid();
     pid_t child = fork();
     if (child < 0) {
         perror("stopcost: fork");
         return 1;
     }
     if (child == 0) {
+        /* Never outlive the tracer (make bench interrupted, say). */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(0);
         for (uint64_t i = 0;; i++)
             spin_buf[i & 1023] = i;
     }
-    if (ncpu >= 2)
-        pin(child, 1);
+    if (ncpu == 2 && !pin(child, cpus[1]))
+        ncpu = 1;
     if (ptrace(PTRACE_SEIZE, child, 0, 0) < 0) {
         perror("stopcost: PTRACE_SEIZE");
         kill(child, SIGKILL);
@@ -194,9 +212,9 @@ int main(int argc, char **argv)
         close(fd);
     }
 
-    if (ncpu >= 2)
+    if (ncpu == 2)
         stops(child, n, clk, "running");
-    pin(child, 0); /* now it can run only when the tracer sleeps */
+    pin(child, cpus[0]); /* now it can run only when the tracer sleeps */
     stops(child, n, clk, "waiting");
 
     kill(child, SIGKILL);
