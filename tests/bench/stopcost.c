@@ -191,8 +191,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         tick_sleep();
         uint64_t a = cpu();
-        process_vm_readv(child, &l, 1, &r, 1, 0);
+        ssize_t got = process_vm_readv(child, &l, 1, &r, 1, 0);
         v[i] = cpu() - a;
+        if (got != (ssize_t)sizeof buf) {
+            perror("stopcost: process_vm_readv");
+            kill(child, SIGKILL);
+            return 1;
+        }
     }
     printf("vm_readv %.1f\n", median_us(v, n, clk));
 
@@ -201,14 +206,16 @@ int main(int argc, char **argv)
     int fd = open(path, O_RDONLY);
     if (fd >= 0) {
         char line[256];
+        int m = 0;
         for (int i = 0; i < n; i++) {
             tick_sleep();
             uint64_t a = cpu();
-            if (pread(fd, line, sizeof line, 0) < 0)
+            if (pread(fd, line, sizeof line, 0) <= 0)
                 break;
-            v[i] = cpu() - a;
+            v[m++] = cpu() - a;
         }
-        printf("proc_syscall %.1f\n", median_us(v, n, clk));
+        if (m > 0)
+            printf("proc_syscall %.1f\n", median_us(v, m, clk));
         close(fd);
     }
 
