@@ -105,7 +105,7 @@ static bool index_tids(struct tracee *t)
     return true;
 }
 
-/* find, by the index: for each switch record. */
+/* find, by the index: for each switch record and each wait status. */
 static struct tthread *find_indexed(struct tracee *t, pid_t tid)
 {
     if ((t->tid_stale || !t->tid_idx) && !index_tids(t))
@@ -978,13 +978,13 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
     if (tids) {
         /* The SIGCHLD of the events handled one by one would make
          * tracee__wait walk the list twice, after its first look: take it
-         * now (any other event is then found by that first look). */
+         * now (any other event is then found by that first look). One
+         * call: a SIGCHLD pending does not queue another. */
         sigset_t chld;
         struct timespec zero = {0, 0};
         sigemptyset(&chld);
         sigaddset(&chld, SIGCHLD);
-        while (sigtimedwait(&chld, NULL, &zero) == SIGCHLD)
-            ;
+        sigtimedwait(&chld, NULL, &zero);
     }
     return (int)count_wanted(t);
 }
