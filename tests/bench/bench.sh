@@ -55,8 +55,8 @@
 # Figures, not pass/fail: a shared machine is too noisy for timed asserts,
 # and none of this is part of `make check`.
 #
-#   make bench                  about 20 min (7 rounds, 10 min of recording)
-#   QUICK=1 make bench          about 6 min (3 rounds, 1 min of recording)
+#   make bench                  about 24 min (7 rounds, 10 min of recording)
+#   QUICK=1 make bench          about 7 min (3 rounds, 1 min of recording)
 #   ROUNDS=N SCALE=K RSS_MINUTES=M RAW_SAMPLES=N make bench
 set -eu
 cd "$(dirname "$0")/../.."
