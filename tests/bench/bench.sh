@@ -104,9 +104,9 @@ field() { sed -n "$2" "$1" | median; }
 # met VALUE OP GOAL: "met" or "NOT met"
 met() { if [ "$(calc "$1 $2 $3")" = 1 ]; then echo "met"; else echo "NOT met"; fi; }
 # interval: the paired ratios, one a line, in; "LO HI LEVEL" out: the
-# widest order statistics r(k) and r(n+1-k) that hold the median with a
-# probability of at least 85% whatever the noise's distribution (the
-# binomial sign test: 1 - 2 P(Bin(n, 1/2) < k)); with fewer than 5
+# innermost order statistics r(k) and r(n+1-k) that still hold the median
+# with a probability of at least 85% whatever the noise's distribution
+# (the binomial sign test: 1 - 2 P(Bin(n, 1/2) < k)); with fewer than 4
 # rounds none do, and it is the lowest and highest, at what they hold.
 interval() {
     sort -g | awk '{ v[NR] = $1 }
