@@ -150,6 +150,8 @@ struct profile {
     uint64_t ps_samples, ps_stale, ps_lost;
     uint64_t restarted;    /* calls a stop broke with EINTR, restarted by hsspy */
     uint64_t self_cpu_ns;  /* CPU time hsspy itself used while recording */
+    uint64_t first_tick_cpu_ns; /* of which its first tick's (every thread's first
+                                 * stop and full read; 0: not known) */
     bool realtime;         /* hsspy sampled at real-time priority */
     bool short_slices;     /* ... or at normal priority in 0.1 ms slices */
     int nice;              /* the nice value it sampled at (not real-time) */

@@ -172,6 +172,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->ps_lost);
     put_u8(&s, p->cs_cpu_wide); /* and later */
     put_u8(&s, (uint8_t)(int8_t)p->nice); /* and later */
+    put_u64(&s, p->first_tick_cpu_ns); /* and later */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -418,6 +419,11 @@ static void read_meta(struct cur *c, struct profile *p)
     if (!c->bad && c->left >= 1) {
         int n = (int8_t)get_u8(c, "a nice value");
         p->nice = n >= -20 && n <= 19 ? n : 0; /* (nonsense in a corrupt file) */
+    }
+    if (!c->bad && c->left >= 8) {
+        p->first_tick_cpu_ns = get_u64(c, "a counter");
+        if (p->first_tick_cpu_ns > p->self_cpu_ns || p->ticks < 2)
+            p->first_tick_cpu_ns = 0; /* (nonsense in a corrupt file) */
     }
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */

@@ -62,6 +62,7 @@ struct recorder {
     struct last_sample *last; /* per profile thread */
     size_t nlast;
     uint64_t t0_ns;
+    uint64_t cpu0_ns; /* hsspy's CPU time as the loop began */
     /* The sampling loop runs ahead of other programs (--realtime, or a
      * nice value below the one hsspy was started at): no more than half a
      * CPU, then (loop). */
@@ -530,6 +531,16 @@ static void progress(struct recorder *r, uint64_t now, bool last)
     fflush(stderr);
 }
 
+/* hsspy's own CPU time so far, all its threads (one system call). */
+static uint64_t self_cpu_ns(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) < 0)
+        return 0;
+    return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+           (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+}
+
 static uint64_t cpu_now_ns(void)
 {
     struct timespec ts;
@@ -640,6 +651,11 @@ static void loop(struct recorder *r)
         }
         sig = 0;
         tick(r, &sig, 2000000u, 300000u);
+        /* The first tick stops every thread and reads each in full (no
+         * earlier sample to reuse, nothing to read ahead): counted apart,
+         * so that the cost per tick is the steady one. */
+        if (r->p.ticks == 1)
+            r->p.first_tick_cpu_ns = self_cpu_ns() - r->cpu0_ns;
         if (r->capped) {
             /* At real-time priority nothing else gets hsspy's CPU while it
              * works, and at a raised one little else: never more than half
@@ -740,15 +756,6 @@ static int sampling_nice(const struct record_opts *o, int started)
                   "CAP_SYS_NICE): sampling at nice %d",
                   want, started, started);
     return started;
-}
-
-static uint64_t self_cpu_ns(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) < 0)
-        return 0;
-    return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
-           (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
 }
 
 /* --stack ccs reads cost-centre stack nodes from the running target. */
@@ -964,7 +971,7 @@ int record__run(const struct record_opts *o)
     /* hsspy's own CPU while recording: the loop's, not attaching's (reading
      * the target's symbols, which at a low rate would count for more than
      * the sampling). */
-    uint64_t cpu_before = self_cpu_ns();
+    r.cpu0_ns = self_cpu_ns();
     if (o->snapshot) {
         snapshot(&r);
     } else {
@@ -989,7 +996,7 @@ int record__run(const struct record_opts *o)
     }
     progress(&r, tracee__now_ns(), true);
     r.p.duration_ns = tracee__now_ns() - r.t0_ns;
-    r.p.self_cpu_ns = self_cpu_ns() - cpu_before;
+    r.p.self_cpu_ns = self_cpu_ns() - r.cpu0_ns;
     if (o->live)
         o->live->stop(o->live->arg); /* the terminal back as soon as sampling ends */
     if (r.t.execed)

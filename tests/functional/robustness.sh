@@ -148,6 +148,20 @@ fi
 check "default-nice" "hsspy sampled at nice $during_nice" test "$during_nice" = $default_nice
 check "default-reported" "$(grep hsspy: "$T/default.report")" \
     has_line "$T/default.report" "$default_prio"
+# hsspy's CPU: the steady cost per tick, the first tick apart; the two
+# add up to the share of one CPU over the recording (to the rounding).
+cpu_adds_up() {
+    awk '/^  duration:/ { d = $2 }
+         /^  rate:/ { sub(/.*achieved, /, ""); t = $1 }
+         /^  hsspy: / { line = $0; sub(/.*hsspy: */, ""); pct = $1 + 0
+                        sub(/.*recording \(/, ""); per = $1 + 0
+                        sub(/.*which took /, ""); first = $1 + 0 }
+         END { if (!d || !t || !per || !first || line !~ /us per tick after the first, which took [0-9.]+ ms/) exit 1
+               whole = pct / 100 * d; parts = per * (t - 1) / 1e6 + first / 1e3
+               exit !(parts > whole * 0.9 - 0.002 && parts < whole * 1.1 + 0.002) }' "$1"
+}
+check "cpu-per-tick-reported" "$(grep -E 'duration:|rate:|hsspy:' "$T/default.report")" \
+    cpu_adds_up "$T/default.report"
 default_slice=$(sched $$)
 default_slice=${default_slice#* }
 if [ -n "$default_slice" ] && kernel_at_least 6 12; then

@@ -214,6 +214,29 @@ TEST(report_counts_threads)
     profile__free(&p);
 }
 
+/* hsspy's CPU per tick is the steady one: the first tick (every thread's
+ * first stop and full read) apart, where the recording has it. */
+TEST(report_cpu_per_tick_after_the_first)
+{
+    struct profile p;
+    profile__init(&p);
+    p.rate_hz = 100;
+    p.duration_ns = 1000000000;
+    p.ticks = 101;
+    p.nice = -10;
+    p.self_cpu_ns = 45000000; /* 4.5% of one CPU */
+    p.first_tick_cpu_ns = 25000000;
+    char *s = render(&p, "report", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK(strstr(s, "hsspy:     4.5% of one CPU while recording (200 us per tick after the first, "
+                    "which took 25.0 ms), at nice -10\n"));
+    free(s);
+    p.first_tick_cpu_ns = 0; /* a recording of an earlier hsspy: all ticks alike */
+    s = render(&p, "report", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK(strstr(s, "4.5% of one CPU while recording (446 us per tick), at nice -10\n"));
+    free(s);
+    profile__free(&p);
+}
+
 TEST(speedscope_exact)
 {
     struct profile p;

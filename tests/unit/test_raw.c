@@ -43,6 +43,8 @@ static void build(struct profile *p)
     p->ps_lost = 2;
     p->cs_cpu_wide = true;
     p->nice = -10;
+    p->self_cpu_ns = 90000000;
+    p->first_tick_cpu_ns = 4000000;
     p->cs_errno = 13;
     p->nmodules = 2;
     p->modules = calloc(2, sizeof *p->modules);
@@ -118,6 +120,8 @@ TEST(round_trip)
     CHECK_EQ_INT(b.ps_lost, 2);
     CHECK(b.cs_cpu_wide);
     CHECK_EQ_INT(b.nice, -10);
+    CHECK_EQ_INT(b.self_cpu_ns, 90000000);
+    CHECK_EQ_INT(b.first_tick_cpu_ns, 4000000);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -180,7 +184,8 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the nice value, then also the flag of
+     * type, size, payload. Drop the first tick's CPU, then also the nice
+     * value, then also the flag of
      * per-CPU switch records, then also the --nonblocking figures (a flag and
      * three counters), then also the figures of files (two counters), then
      * also the context-switch figures before them (four counters and an
@@ -190,7 +195,7 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {1, 2, 27, 43, 79, 87, 103, 127};
+    static const int cuts[] = {8, 9, 10, 35, 51, 87, 95, 111, 135};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -202,21 +207,23 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.nice, 0);
-        CHECK(b.cs_cpu_wide == (cut <= 1));
-        CHECK(b.nonblocking == (cut <= 2));
-        CHECK_EQ_INT(b.ps_samples, cut <= 2 ? 700 : 0);
-        CHECK_EQ_INT(b.ps_lost, cut <= 2 ? 2 : 0);
-        CHECK_EQ_INT(b.fd_short, cut <= 27 ? 5 : 0);
-        CHECK_EQ_INT(b.fd_limit, cut <= 27 ? 200 : 0);
-        CHECK_EQ_INT(b.cs_threads, cut <= 43 ? 11 : 0);
-        CHECK_EQ_INT(b.cs_losses, cut <= 43 ? 3 : 0);
-        CHECK_EQ_INT(b.cs_errno, cut <= 43 ? 13 : 0);
-        CHECK_EQ_INT(b.cs_busy, cut <= 43 ? 4 : 0);
-        CHECK_EQ_INT(b.stop_reads, cut <= 79 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 87 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 87 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 103 ? 1 : 0);
+        CHECK_EQ_INT(b.first_tick_cpu_ns, 0);
+        CHECK_EQ_INT(b.self_cpu_ns, 90000000);
+        CHECK_EQ_INT(b.nice, cut <= 8 ? -10 : 0);
+        CHECK(b.cs_cpu_wide == (cut <= 9));
+        CHECK(b.nonblocking == (cut <= 10));
+        CHECK_EQ_INT(b.ps_samples, cut <= 10 ? 700 : 0);
+        CHECK_EQ_INT(b.ps_lost, cut <= 10 ? 2 : 0);
+        CHECK_EQ_INT(b.fd_short, cut <= 35 ? 5 : 0);
+        CHECK_EQ_INT(b.fd_limit, cut <= 35 ? 200 : 0);
+        CHECK_EQ_INT(b.cs_threads, cut <= 51 ? 11 : 0);
+        CHECK_EQ_INT(b.cs_losses, cut <= 51 ? 3 : 0);
+        CHECK_EQ_INT(b.cs_errno, cut <= 51 ? 13 : 0);
+        CHECK_EQ_INT(b.cs_busy, cut <= 51 ? 4 : 0);
+        CHECK_EQ_INT(b.stop_reads, cut <= 87 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 95 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 95 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 111 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);
@@ -240,6 +247,25 @@ TEST(clear_errors)
     buf[8] = 9; /* version */
     CHECK(raw__parse(buf, len, &b, err, sizeof err) < 0);
     CHECK(strstr(err, "version 9"));
+    free(buf);
+    profile__free(&a);
+}
+
+/* A first tick that took more CPU than the whole recording is nonsense (a
+ * corrupt file): read as unknown, so that the report counts every tick. */
+TEST(first_tick_nonsense)
+{
+    struct profile a, b;
+    char err[200];
+    size_t len;
+    build(&a);
+    a.first_tick_cpu_ns = a.self_cpu_ns + 1;
+    uint8_t *buf = serialize(&a, &len);
+    if (raw__parse(buf, len, &b, err, sizeof err) < 0)
+        UNIT_FAIL("parse: %s", err);
+    CHECK_EQ_INT(b.self_cpu_ns, 90000000);
+    CHECK_EQ_INT(b.first_tick_cpu_ns, 0);
+    profile__free(&b);
     free(buf);
     profile__free(&a);
 }
