@@ -241,7 +241,7 @@ run_cfg() { # CONFIG: one timed run; its time appended to $tmp/CONFIG.ms
         # hsspy's CPU per tick at 1 kHz so far (130 us before its first run)
         local us=130
         [ -s "$tmp/h1k.reports" ] &&
-            us=$(field "$tmp/h1k.reports" 's/.*of one CPU while recording (\([0-9.]*\) us per tick).*/\1/p')
+            us=$(field "$tmp/h1k.reports" 's/.*of one CPU while recording (\([0-9.]*\) us per tick.*/\1/p')
         us=${us%.*}
         echo "$us" >>"$tmp/burn.us"
         "$BURN" "$us" &
@@ -281,8 +281,8 @@ hsspy_figures() { # CONFIG -> sets F_* from that config's reports
     F_MISSED=$(sed -n 's/.*achieved, \([0-9]*\) ticks, \([0-9]*\) missed.*/\2 \1/p' "$f" |
         awk '{ print 100 * $1 / ($1 + $2) }' | median)
     F_CPU=$(field "$f" 's/.*hsspy: *\([0-9.]*\)% of one CPU.*/\1/p')
-    F_TICK=$(field "$f" 's/.*of one CPU while recording (\([0-9.]*\) us per tick).*/\1/p')
-    F_PRIO=$(sed -n 's/.*of one CPU while recording ([0-9.]* us per tick), at \(.*\)$/\1/p' "$f" |
+    F_TICK=$(field "$f" 's/.*of one CPU while recording (\([0-9.]*\) us per tick.*/\1/p')
+    F_PRIO=$(sed -n 's/.*of one CPU while recording ([0-9.]* us per tick[^)]*), at \(.*\)$/\1/p' "$f" |
         sort | uniq -c | sort -rn | sed -n '1s/^ *[0-9]* //p')
     F_THREADS=$(field "$f" 's/.*thread samples from \([0-9]*\) threads.*/\1/p')
     F_SAMPLES=$(field "$f" 's/.*samples: *\([0-9]*\) thread samples.*/\1/p')
@@ -304,12 +304,20 @@ hsspy_figures() { # CONFIG -> sets F_* from that config's reports
 # --- 3. scale: many idle threads; a long recording, then reports of raw files -----
 WAITERS=$ROOT/build/workloads/waiters
 # idle_tick HZ [OPTION]: hsspy's CPU per tick on 200 idle threads (IDLE_N)
-# and a busy one, median of 3 recordings of 3 s
+# and a busy one, median of 3 recordings of 3 s. Attached once every
+# thread waits: the first tick, which the report counts apart, then stops
+# and reads each of them in full, and the rest is the steady cost (launched
+# instead, the threads would start during the recording, and their first
+# stops, several times a steady sample's cost, would count as ticks').
 idle_tick() {
-    local i
+    local i w
     for i in 1 2 3; do
-        "$HSSPY" record -q -F "$1" -d 3 ${2:+"$2"} -f report -o "$tmp/w.rep" -- "$WAITERS" 4 "${IDLE_N:-200}" >/dev/null
-        sed -n 's/.*of one CPU while recording (\([0-9.]*\) us per tick).*/\1/p' "$tmp/w.rep"
+        "$WAITERS" 5 "${IDLE_N:-200}" >"$tmp/w.out" &
+        w=$!
+        for _ in $(seq 250); do grep -q ready "$tmp/w.out" && break; sleep 0.02; done
+        "$HSSPY" record -q -F "$1" -d 3 ${2:+"$2"} -f report -o "$tmp/w.rep" -p "$w" >/dev/null
+        wait "$w"
+        sed -n 's/.*of one CPU while recording (\([0-9.]*\) us per tick.*/\1/p' "$tmp/w.rep"
     done | median
 }
 say "hsspy on 200 idle threads (load $(load))"
