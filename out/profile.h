@@ -120,6 +120,7 @@ struct profile {
     uint64_t repeated;     /* samples of threads that had not run: not stopped */
     uint64_t soft;         /* samples of threads blocked in a system call: not stopped */
     uint64_t soft_breaking; /* ... of them in calls a stop would break (epoll_wait & co) */
+    uint64_t soft_idle;    /* ... of them idle again where they were idle: nothing read */
     uint64_t soft_refused; /* blocked threads stopped after all (ran while read, or
                             * their Sp was in a register) */
     uint64_t soft_short;   /* samples without a stop whose unwind lacked registers */

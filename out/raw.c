@@ -173,6 +173,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u8(&s, p->cs_cpu_wide); /* and later */
     put_u8(&s, (uint8_t)(int8_t)p->nice); /* and later */
     put_u64(&s, p->first_tick_cpu_ns); /* and later */
+    put_u64(&s, p->soft_idle); /* and later */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -425,6 +426,8 @@ static void read_meta(struct cur *c, struct profile *p)
         if (p->first_tick_cpu_ns > p->self_cpu_ns || p->ticks < 2)
             p->first_tick_cpu_ns = 0; /* (nonsense in a corrupt file) */
     }
+    if (!c->bad && c->left >= 8)
+        p->soft_idle = get_u64(c, "a counter");
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

@@ -119,6 +119,10 @@ static void header(const struct profile *p, FILE *f)
         if (p->soft_breaking)
             fprintf(f, " (%" PRIu64 " in epoll_wait, semop or sigtimedwait, which a stop "
                        "would make fail with EINTR)", p->soft_breaking);
+        if (p->soft_idle)
+            fprintf(f, "; %" PRIu64 " of them idle by where they were blocked alone, nothing "
+                       "read (the very call, arguments and stack pointer of an idle sample "
+                       "before; in a program not GHC's, any call)", p->soft_idle);
         if (p->soft_refused)
             fprintf(f, "; %" PRIu64 " were stopped after all (they ran while being read, or "
                        "their Haskell stack pointer was in a register)", p->soft_refused);

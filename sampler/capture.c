@@ -172,6 +172,7 @@ struct thread_capture *capture__soft(struct capture *c, pid_t pid, const struct 
     if (!tc)
         return NULL;
     tc->soft = true;
+    tc->where = th->soft_where;
     tc->regs.rip = th->soft_pc;
     tc->regs.rsp = th->soft_sp;
     tc->regs.fs_base = th->fs_base;

@@ -21,6 +21,7 @@ struct thread_capture {
     uint64_t stack_len; /* bytes of C stack captured at regs.rsp */
     uint64_t t_interrupt_ns;
     bool soft;            /* not stopped: see capture__soft */
+    uint64_t where;       /* ... blocked there (tthread.soft_where) */
     bool sampled;         /* not stopped: from a perf sample (capture__sampled) */
     uint32_t weight;      /* ticks this capture stands for (see tthread.owed) */
     size_t first_note;    /* its first note in the image (memimg__note) */

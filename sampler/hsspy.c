@@ -113,6 +113,7 @@ static void record_usage(FILE *f)
             "      --save-captures DIR  also save up to 200 raw captures (registers and\n"
             "                        copied memory of one thread each) in DIR, as the\n"
             "                        stack walkers see them: input for hsspy's fuzzer\n"
+            "                        (every blocked thread is then read, idle or not)\n"
             "  -h, --help            this text\n"
             "\n"
             "Ctrl-C (or SIGTERM) stops the recording, detaches and writes the output.\n"

@@ -225,13 +225,24 @@ int proc__open_syscall(pid_t pid, pid_t tid) { return open_task_file(pid, tid, "
 
 /* The text is "running", "-1 SP PC" (blocked, not in a system call), or
  * "NR A1 A2 A3 A4 A5 A6 SP PC" with the numbers in hex after NR. */
-int proc__syscall_fd(int fd, long *nr, uint64_t *sp, uint64_t *pc)
+/* FNV-1a, 64 bits: a line's fingerprint, not a defence against anyone. */
+static uint64_t hash_line(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s && *s != '\n'; s++)
+        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    return h;
+}
+
+int proc__syscall_fd(int fd, long *nr, uint64_t *sp, uint64_t *pc, uint64_t *where)
 {
     char buf[256];
     if (!reread(fd, buf, sizeof buf))
         return -1;
     if (strncmp(buf, "running", 7) == 0)
         return PROC_RUNNING;
+    if (where)
+        *where = hash_line(buf);
     const char *p = buf;
     uint64_t v[8];
     if (p[0] == '-' && p[1] == '1' && p[2] == ' ') {

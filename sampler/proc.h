@@ -53,13 +53,14 @@ int proc__schedstat(int fd, uint64_t *run_ns, uint64_t *slices);
 /* Open /proc/PID/task/TID/syscall for repeated pread()s; proc__syscall_fd:
  * PROC_RUNNING if the thread is running or runnable (state R),
  * PROC_BLOCKED if it is not, with the system call it sleeps in (*nr, -1
- * when blocked outside of one) and its user sp and pc; -1 if unreadable
- * or gone. One read tells both the R-or-not of the stat file (for a
- * fraction of its cost: it formats one line, not fifty fields) and the
- * call. */
+ * when blocked outside of one) and its user sp and pc, and in *where (if
+ * not NULL) a hash of the whole line, the call's six arguments included:
+ * the same wait, at the same place, hashes alike; -1 if unreadable or
+ * gone. One read tells both the R-or-not of the stat file (for a fraction
+ * of its cost: it formats one line, not fifty fields) and the call. */
 enum { PROC_RUNNING = 1, PROC_BLOCKED = 0 };
 int proc__open_syscall(pid_t pid, pid_t tid);
-int proc__syscall_fd(int fd, long *nr, uint64_t *sp, uint64_t *pc);
+int proc__syscall_fd(int fd, long *nr, uint64_t *sp, uint64_t *pc, uint64_t *where);
 
 /* /proc/loadavg, kept open; proc__running: the number of threads running
  * or runnable on the whole machine right now (its fourth field), -1 on

@@ -39,14 +39,33 @@
 #include "symbolizer/modset.h"
 #include "symbolizer/unwind.h"
 
-/* What a thread's last sample was, to repeat it while the thread has not
- * run since (it is not even stopped then). */
+/* A sample, to repeat. */
 struct last_sample {
     bool valid;
     uint32_t stack;
     uint8_t tag;
     uint8_t role;
     int16_t cap;
+};
+
+/* What is kept of a thread's samples: its last, to repeat while the
+ * thread has not run since (it is not even stopped then); and the places
+ * where, blocked in a call, its samples taken without a stop found it idle
+ * (a hash of its /proc syscall line: the call, its six arguments, its
+ * stack pointer and pc), each with its sample, newest last. Blocked in one
+ * of them again, a GHC program's thread is idle there again (idle_again):
+ * the runtime's threads wait for work or events in a few places, each of
+ * its own (a worker on its own condition variable, whose futex alternates
+ * between two words), while a thread in a foreign call or in the
+ * collector is not idle, and is read in full wherever it blocks. (Two
+ * callers at the same depth could reach one wait alike, to the
+ * arguments: the stack shown with --idle is then the one seen first.) */
+#define IDLE_PLACES 4
+struct kept {
+    struct last_sample last;
+    uint8_t nidle;
+    uint64_t idle_where[IDLE_PLACES];
+    struct last_sample idle[IDLE_PLACES];
 };
 
 struct recorder {
@@ -59,8 +78,8 @@ struct recorder {
     struct ccs_walk ccs; /* --stack ccs */
     struct profile p;
     struct raw_frame frames[MAX_FRAMES];
-    struct last_sample *last; /* per profile thread */
-    size_t nlast;
+    struct kept *kept; /* per profile thread */
+    size_t nkept;
     uint64_t t0_ns;
     uint64_t cpu0_ns; /* hsspy's CPU time as the loop began */
     /* The sampling loop runs ahead of other programs (--realtime, or a
@@ -137,18 +156,45 @@ static int thread_index(struct recorder *r, struct tthread *th, pid_t tid)
     return ti;
 }
 
-static struct last_sample *last_of(struct recorder *r, int ti)
+static struct kept *kept_of(struct recorder *r, int ti)
 {
-    if ((size_t)ti >= r->nlast) {
+    if ((size_t)ti >= r->nkept) {
         size_t n = (size_t)ti * 2 + 16;
-        struct last_sample *v = realloc(r->last, n * sizeof *v);
+        struct kept *v = realloc(r->kept, n * sizeof *v);
         if (!v)
             return NULL;
-        memset(v + r->nlast, 0, (n - r->nlast) * sizeof *v);
-        r->last = v;
-        r->nlast = n;
+        memset(v + r->nkept, 0, (n - r->nkept) * sizeof *v);
+        r->kept = v;
+        r->nkept = n;
     }
-    return &r->last[ti];
+    return &r->kept[ti];
+}
+
+/* The sample kept of idle place `where`, or NULL. */
+static const struct last_sample *idle_at(const struct kept *k, uint64_t where)
+{
+    for (size_t i = 0; i < k->nidle; i++)
+        if (k->idle_where[i] == where)
+            return &k->idle[i];
+    return NULL;
+}
+
+/* Keep ls as the sample of idle place `where`, the newest; the oldest
+ * place goes when full. */
+static void keep_idle(struct kept *k, uint64_t where, struct last_sample ls)
+{
+    size_t i = 0;
+    while (i < k->nidle && k->idle_where[i] != where)
+        i++;
+    if (i == IDLE_PLACES)
+        i = 0; /* full: the oldest goes */
+    else if (i == k->nidle)
+        k->nidle++;
+    size_t after = k->nidle - 1 - i;
+    memmove(k->idle_where + i, k->idle_where + i + 1, after * sizeof *k->idle_where);
+    memmove(k->idle + i, k->idle + i + 1, after * sizeof *k->idle);
+    k->idle_where[k->nidle - 1] = where;
+    k->idle[k->nidle - 1] = ls;
 }
 
 static bool idle_state(char state) { return state == 'S' || state == 'D'; }
@@ -174,6 +220,7 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     struct tthread *th = tracee__find(&r->t, tc->tid);
     int ti = thread_index(r, th, tc->tid);
     bool walked = false;
+    bool clean = false; /* walked, no error: the runtime says idle, where that counts */
 
     if (ti < 0)
         return;
@@ -201,6 +248,7 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
             r->p.errors[WE_C_UNWIND]++;
         if (hs.err != WE_NONE)
             r->p.errors[hs.err]++;
+        clean = !hs.c_error && hs.err == WE_NONE && !ur.missing_regs && hs.tag == TAG_IDLE;
         s.tag = (uint8_t)hs.tag;
         s.role = (uint8_t)hs.role;
         s.cap = (int16_t)hs.cap;
@@ -222,6 +270,7 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
                           &ur);
             n = ur.n;
             walked = true;
+            clean = !ur.error && !ur.missing_regs;
             if (ur.error)
                 r->p.errors[WE_C_UNWIND]++;
             if (ur.reached_haskell && n < MAX_FRAMES)
@@ -242,24 +291,41 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     s.stack = (uint32_t)stack;
     for (uint32_t w = 0; w < (tc->weight ? tc->weight : 1); w++)
         profile__add(&r->p, &s);
-    struct last_sample *ls = last_of(r, ti);
-    if (!ls || !th)
+    struct kept *k = kept_of(r, ti);
+    if (!k || !th)
         return;
     /* An idle sample taken without --idle and without a walk has no stack:
      * not worth repeating for a thread that wakes up busy. */
     bool complete = !tc->err && (walked || (s.flags & SAMPLE_IDLE));
-    *ls = (struct last_sample){complete && walked, s.stack, s.tag, s.role, s.cap};
+    k->last = (struct last_sample){complete && walked, s.stack, s.tag, s.role, s.cap};
+    if (tc->soft && complete && walked && clean && (s.flags & SAMPLE_IDLE))
+        keep_idle(k, tc->where, k->last);
     if (complete)
         tracee__settled(&r->t, th);
 }
 
 /* A thread that has not run since its last sample is where it was: repeat
  * that sample (with its current /proc state) instead of stopping it. So
- * too, with --nonblocking, a thread with no new perf sample (stale). */
+ * too, with --nonblocking, a thread with no new perf sample (stale); and a
+ * thread idle again (idle_again), the sample of the place it is blocked
+ * in, or in a program not GHC's an idle sample with no stack, as
+ * walk_thread makes of a blocked thread's capture without --idle. */
 static void repeat_thread(struct recorder *r, struct tthread *th)
 {
     int ti = thread_index(r, th, th->tid);
-    struct last_sample *ls = ti < 0 ? NULL : last_of(r, ti);
+    struct kept *k = ti < 0 ? NULL : kept_of(r, ti);
+    const struct last_sample *ls = k ? &k->last : NULL;
+    struct last_sample none = {0};
+    if (k && th->idle_again && r->rts.ghc) {
+        ls = idle_at(k, th->soft_where);
+        if (ls)
+            k->last = *ls; /* (what it repeats while it does not run) */
+    } else if (k && th->idle_again) {
+        int64_t empty = profile__stack(&r->p, r->frames, 0);
+        none = (struct last_sample){empty >= 0, (uint32_t)empty, TAG_NONE, ROLE_NONE, -1};
+        ls = &none;
+        k->last = (struct last_sample){0}; /* (as walk_thread keeps of such a sample) */
+    }
     if (!ls || !ls->valid)
         return;
     struct prof_sample s = {
@@ -276,8 +342,26 @@ static void repeat_thread(struct recorder *r, struct tthread *th)
     profile__add(&r->p, &s);
     if (th->stale)
         r->t.st.ps_stale++;
-    else
+    else if (!th->idle_again)
         r->p.repeated++;
+}
+
+/* Is th, blocked in a call (soft), idle there, as far as where it is
+ * blocked shows? In a GHC program, if it is blocked in one of its idle
+ * places (struct kept). In another, a thread asleep in a call is idle, and
+ * without --idle nothing looks at its stack: always then, and never with
+ * --idle, which shows each stack as it is. Never in a dump either, nor
+ * while saving captures (--save-captures: what is read is what is kept). */
+static bool idle_again(struct recorder *r, struct tthread *th)
+{
+    if (r->o->snapshot || r->o->save_dir)
+        return false;
+    if (!r->rts.ghc)
+        return !r->o->idle;
+    int ti = thread_index(r, th, th->tid);
+    const struct kept *k = ti < 0 ? NULL : kept_of(r, ti);
+    const struct last_sample *ls = k ? idle_at(k, th->soft_where) : NULL;
+    return ls && ls->valid;
 }
 
 /* Called while one thread is stopped: capture it; the tracee resumes it
@@ -365,6 +449,15 @@ static int capture_blocked(struct recorder *r)
         struct tthread *th = &r->t.th[i];
         if (!th->soft)
             continue;
+        if (idle_again(r, th)) {
+            /* (Sampled in tick, from where it is blocked alone.) */
+            th->idle_again = true;
+            tracee__settled_soft(th);
+            r->t.st.soft_samples++;
+            r->t.st.soft_idle++;
+            r->t.st.soft_breaking += th->soft_breaks;
+            continue;
+        }
         struct memimg_mark mark = memimg__mark(&r->cap.img);
         struct thread_capture *tc = capture__soft(&r->cap, r->t.pid, th);
         if (!tc)
@@ -445,9 +538,13 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
         tracee__collect(&r->t, start + collect_ns, quiet_ns, sig);
     r->p.ticks++;
     walk_captures(r);
-    for (size_t i = 0; i < r->t.n; i++)
-        if ((r->t.th[i].unchanged || r->t.th[i].stale) && r->t.th[i].run == TT_RUNNING)
-            repeat_thread(r, &r->t.th[i]);
+    for (size_t i = 0; i < r->t.n; i++) {
+        struct tthread *th = &r->t.th[i];
+        if ((th->unchanged || th->stale) && th->run == TT_RUNNING)
+            repeat_thread(r, th);
+        else if (th->idle_again && th->run == TT_RUNNING)
+            repeat_thread(r, th);
+    }
 }
 
 /* The Haskell threads of a dump, captured while every OS thread was
@@ -1012,6 +1109,7 @@ int record__run(const struct record_opts *o)
     r.p.lost_threads = r.t.st.lost;
     r.p.soft = r.t.st.soft_samples;
     r.p.soft_breaking = r.t.st.soft_breaking;
+    r.p.soft_idle = r.t.st.soft_idle;
     r.p.soft_refused = r.t.st.soft_refused;
     r.p.late = r.t.st.late_stops;
     /* (Per-CPU events: every thread's switches were told.) */
@@ -1085,6 +1183,6 @@ done:
     psample_set__close(&r.sws);
     capture__free(&r.cap);
     profile__free(&r.p);
-    free(r.last);
+    free(r.kept);
     return rc;
 }

@@ -650,8 +650,8 @@ void tracee__settled(struct tracee *t, struct tthread *th)
     if (th->has_base && th->state == 'S' && th->soft_nr >= 0) {
         long nr = -1;
         uint64_t sp = 0, pc = 0;
-        if (proc__syscall_fd(th->sys_fd, &nr, &sp, &pc) != PROC_BLOCKED || nr != th->soft_nr ||
-            sp != th->soft_sp || pc != th->soft_pc)
+        if (proc__syscall_fd(th->sys_fd, &nr, &sp, &pc, NULL) != PROC_BLOCKED ||
+            nr != th->soft_nr || sp != th->soft_sp || pc != th->soft_pc)
             th->has_base = false;
     }
 }
@@ -688,6 +688,14 @@ bool tracee__soft_held_still(struct tracee *t, struct tthread *th)
     th->stop_run_ns = run;
     th->stop_slices = slices;
     return true;
+}
+
+void tracee__settled_soft(struct tthread *th)
+{
+    th->has_base = th->soft_counted;
+    th->base_run_ns = th->soft_run;
+    th->base_slices = th->soft_slices;
+    th->stop_base = false;
 }
 
 bool tracee__interrupt_late(struct tracee *t, struct tthread *th)
@@ -749,6 +757,7 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         th->soft = false;
         th->sampled = false;
         th->stale = false;
+        th->idle_again = false;
         if (th->run == TT_RUNNING && th->want)
             th->owed++;
         if (th->run != TT_RUNNING || th->want)
@@ -798,7 +807,8 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         long nr = -1;
         bool on_cpu = known && (th->cs.where == CS_ON_CPU || th->cs.where == CS_PREEMPTED);
         int how = on_cpu ? PROC_RUNNING
-                         : proc__syscall_fd(th->sys_fd, &nr, &th->soft_sp, &th->soft_pc);
+                         : proc__syscall_fd(th->sys_fd, &nr, &th->soft_sp, &th->soft_pc,
+                                            &th->soft_where);
         th->soft_nr = how == PROC_BLOCKED ? nr : -1;
         if (how == PROC_RUNNING)
             th->state = 'R';

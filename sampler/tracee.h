@@ -97,6 +97,10 @@ struct tthread {
     bool soft, soft_breaks;
     uint64_t soft_pc, soft_sp;
     long soft_nr; /* the call, from the same read (-1: none) */
+    uint64_t soft_where; /* ... and a hash of that read's line (proc__syscall_fd) */
+    /* This tick: blocked where an earlier sample found it idle, so idle
+     * there again: sampled from that, nothing read (see record.c). */
+    bool idle_again;
     bool soft_counted;               /* its counters, read before the syscall file: */
     uint64_t soft_run, soft_slices;
     /* Where it was blocked when a capture without a stop lacked registers
@@ -126,6 +130,7 @@ struct tracee_stats {
     unsigned long lost;         /* interrupted, but exited before it stopped */
     unsigned long soft_samples; /* sampled without a stop (see tthread.soft) */
     unsigned long soft_breaking; /* ... of them in calls a stop would break */
+    unsigned long soft_idle;     /* ... of them idle again, nothing read (idle_again) */
     unsigned long soft_refused;  /* marked soft, but stopped after all */
     unsigned long restarted;    /* calls our stop broke (EINTR), restarted */
     unsigned long ptrace_errors;
@@ -240,6 +245,11 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged);
  * so that they and the memory read since are of one instant; its sample
  * then settles on those counters. */
 bool tracee__soft_held_still(struct tracee *t, struct tthread *th);
+
+/* A thread marked soft sampled from where it is blocked alone, nothing
+ * read (idle_again): its counters, read before its syscall file, are its
+ * base. */
+void tracee__settled_soft(struct tthread *th);
 
 /* A thread marked soft whose capture cannot be used: PTRACE_INTERRUPT it
  * now, to be captured when it stops like the others. Returns true if the

@@ -43,6 +43,7 @@ check_status() {
 }
 
 has_line() { grep -E -q -- "$2" "$1"; }
+lacks_line() { ! grep -E -q -- "$2" "$1"; }
 
 # The sum of the counts of folded lines matching REGEX.
 count_matching() {

@@ -10,7 +10,9 @@
 # it sleeps, and the report must count them. The "fpnap" thread sleeps in
 # a function whose frame is found from rbp, which /proc does not give: its
 # first such sample lacks its caller (counted, and an error), and from then
-# on it is stopped there, with whole stacks.
+# on it is stopped there, with whole stacks. Without --idle a thread of a
+# program not GHC's asleep in a call is idle, its stack never shown: then
+# nothing of it is read at all (with --idle, every time).
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -81,6 +83,8 @@ check_mode() {
     blocked=$(sed -n 's/^ *blocked: *\([0-9]*\) samples of threads blocked in a system call.*/\1/p' "$T/report")
     check "$m-counted" "the report counts ${blocked:-no} samples taken without a stop of a blocked thread, over $ticks ticks: $(grep blocked: "$T/report")" \
         test "${blocked:-0}" -ge $((ticks * 70 / 100))
+    check "$m-read-with-idle" "with --idle, blocked threads' stacks were not all read: $(grep blocked: "$T/report")" \
+        lacks_line "$T/report" 'idle by where they were blocked'
 
     grep "^tid $fptid (fpnap);" "$T/folded" >"$T/fpnap"
     n=$(count_matching "$T/fpnap" ';fp_napper;nap_framed$|;fp_napper;nap_framed ')
@@ -106,6 +110,33 @@ check_mode() {
 check_mode records
 check_mode thread --per-thread-events
 check_mode proc --no-perf-events
+
+# Without --idle: the nap thread, asleep in a call at nearly every tick, is
+# idle there, and nothing of it is read (still not stopped, and counted);
+# its samples, idle, are left out of the profile.
+v0=$(voluntary)
+n0=$(naps)
+"$HSSPY" record -q -F 200 -d 1 -f raw -o "$T/rec.raw" -p "$pid" 2>"$T/err"
+check_status "no-idle-record" $? "$T/err"
+"$HSSPY" report -f report -o "$T/report" "$T/rec.raw" 2>"$T/err" &&
+    "$HSSPY" report -f folded --threads -o "$T/folded" "$T/rec.raw" 2>>"$T/err"
+check_status "no-idle-report" $? "$T/err"
+n1=$(naps)
+v1=$(voluntary)
+dv=$((v1 - v0)) dn=$((n1 - n0))
+check "no-idle-not-stopped" "the nap thread was switched $dv times for $dn naps in 200 ticks ($alone more than its naps alone)" \
+    test "$dn" -gt 100 -a "$dv" -le $((dn + alone + 100))
+ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$T/report" | head -n1)
+unread=$(sed -n 's/.*; \([0-9]*\) of them idle by where they were blocked alone, nothing read.*/\1/p' "$T/report")
+check "no-idle-unread" "${unread:-no} samples of blocked threads needed no read over ${ticks:-no} ticks: $(grep blocked: "$T/report")" \
+    test "${ticks:-0}" -ge 100 -a "${unread:-0}" -ge $((ticks * 70 / 100))
+# The burst thread is busy a fifth of the time, asleep the rest: its
+# samples while it sleeps, idle, are left out, not its busy ones repeated.
+grep '^tid [0-9]* (burst);' "$T/folded" >"$T/burst"
+n=$(count_matching "$T/burst" ';burster;burst_work( |;)')
+all=$(total_count "$T/burst")
+check "no-idle-burst" "burst thread: $all samples over $ticks ticks, $n in burster;burst_work: $(sort -t' ' -k2 -rn "$T/burst" | head -n 3 | tr '\n' '|')" \
+    test "$all" -ge $((ticks / 10)) -a "$all" -le $((ticks * 35 / 100)) -a "$n" -ge $((all * 9 / 10))
 
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null || true

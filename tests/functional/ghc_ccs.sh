@@ -42,7 +42,6 @@ all_named() { # FOLDED NAME...: every Main.NAME is a frame somewhere
     local f=$1 n; shift
     for n in "$@"; do has_line "$f" "(^|;)Main\\.$n(;| )" || return 1; done
 }
-lacks_line() { ! grep -E -q -- "$2" "$1"; }
 gamma_under_outer() {
     has_line "$1" ';Main\.outer;Main\.gamma( |;)' &&
         ! grep 'Main\.gamma' "$1" | grep -q -v 'Main\.outer;Main\.gamma'

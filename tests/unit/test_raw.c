@@ -28,6 +28,7 @@ static void build(struct profile *p)
     p->soft_breaking = 4;
     p->soft_refused = 6;
     p->soft_short = 1;
+    p->soft_idle = 17;
     p->copied_bytes = 123456;
     p->copied_threads = 78;
     p->stop_reads = 91;
@@ -122,6 +123,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.nice, -10);
     CHECK_EQ_INT(b.self_cpu_ns, 90000000);
     CHECK_EQ_INT(b.first_tick_cpu_ns, 4000000);
+    CHECK_EQ_INT(b.soft_idle, 17);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -184,7 +186,8 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the first tick's CPU, then also the nice
+     * type, size, payload. Drop the count of blocked threads idle again,
+     * then also the first tick's CPU, then also the nice
      * value, then also the flag of
      * per-CPU switch records, then also the --nonblocking figures (a flag and
      * three counters), then also the figures of files (two counters), then
@@ -195,7 +198,7 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {8, 9, 10, 35, 51, 87, 95, 111, 135};
+    static const int cuts[] = {8, 16, 17, 18, 43, 59, 95, 103, 119, 143};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -207,23 +210,24 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.first_tick_cpu_ns, 0);
+        CHECK_EQ_INT(b.soft_idle, 0);
+        CHECK_EQ_INT(b.first_tick_cpu_ns, cut <= 8 ? 4000000 : 0);
         CHECK_EQ_INT(b.self_cpu_ns, 90000000);
-        CHECK_EQ_INT(b.nice, cut <= 8 ? -10 : 0);
-        CHECK(b.cs_cpu_wide == (cut <= 9));
-        CHECK(b.nonblocking == (cut <= 10));
-        CHECK_EQ_INT(b.ps_samples, cut <= 10 ? 700 : 0);
-        CHECK_EQ_INT(b.ps_lost, cut <= 10 ? 2 : 0);
-        CHECK_EQ_INT(b.fd_short, cut <= 35 ? 5 : 0);
-        CHECK_EQ_INT(b.fd_limit, cut <= 35 ? 200 : 0);
-        CHECK_EQ_INT(b.cs_threads, cut <= 51 ? 11 : 0);
-        CHECK_EQ_INT(b.cs_losses, cut <= 51 ? 3 : 0);
-        CHECK_EQ_INT(b.cs_errno, cut <= 51 ? 13 : 0);
-        CHECK_EQ_INT(b.cs_busy, cut <= 51 ? 4 : 0);
-        CHECK_EQ_INT(b.stop_reads, cut <= 87 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 95 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 95 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 111 ? 1 : 0);
+        CHECK_EQ_INT(b.nice, cut <= 16 ? -10 : 0);
+        CHECK(b.cs_cpu_wide == (cut <= 17));
+        CHECK(b.nonblocking == (cut <= 18));
+        CHECK_EQ_INT(b.ps_samples, cut <= 18 ? 700 : 0);
+        CHECK_EQ_INT(b.ps_lost, cut <= 18 ? 2 : 0);
+        CHECK_EQ_INT(b.fd_short, cut <= 43 ? 5 : 0);
+        CHECK_EQ_INT(b.fd_limit, cut <= 43 ? 200 : 0);
+        CHECK_EQ_INT(b.cs_threads, cut <= 59 ? 11 : 0);
+        CHECK_EQ_INT(b.cs_losses, cut <= 59 ? 3 : 0);
+        CHECK_EQ_INT(b.cs_errno, cut <= 59 ? 13 : 0);
+        CHECK_EQ_INT(b.cs_busy, cut <= 59 ? 4 : 0);
+        CHECK_EQ_INT(b.stop_reads, cut <= 95 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 103 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 103 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 119 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);

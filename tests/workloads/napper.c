@@ -1,6 +1,7 @@
 /* napper - one thread ("nap") that naps over and over (2 ms sleeps, in
- * nap_inner under nap_outer), and one ("fpnap") that does the same in
- * nap_framed (see there), while the main thread spins in spin_main: napper
+ * nap_inner under nap_outer), one ("fpnap") that does the same in
+ * nap_framed (see there), and one ("burst") busy in burst_work a fifth of
+ * the time, asleep the rest, while the main thread spins in spin_main: napper
  * [SECONDS] (default 10). The napper runs between any two samples taken
  * at up to 500 Hz, yet is nearly always blocked in its sleep when one is
  * taken. Prints "ready" once it naps, and "naps N" (naps so far) at each
@@ -65,6 +66,33 @@ static void *fp_napper(void *arg)
     return NULL;
 }
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static void burst_work(double until)
+{
+    while (now() < until)
+        ;
+}
+
+/* Busy for 20 ms, then asleep for 80, over and over: busy at some samples,
+ * then asleep through many. */
+static void *burster(void *arg)
+{
+    (void)arg;
+    pthread_setname_np(pthread_self(), "burst");
+    for (;;) {
+        burst_work(now() + 0.02);
+        struct timespec ts = {0, 80000000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
 static void *napper(void *arg)
 {
     (void)arg;
@@ -72,13 +100,6 @@ static void *napper(void *arg)
     for (;;)
         nap_outer();
     return NULL;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 __attribute__((noinline)) static unsigned long spin_main(double end)
@@ -100,10 +121,11 @@ int main(int argc, char **argv)
 {
     double secs = argc > 1 ? atof(argv[1]) : 10;
     double end = now() + secs;
-    pthread_t t, u;
+    pthread_t t, u, b;
     signal(SIGUSR1, on_usr1);
     if (pthread_create(&t, NULL, napper, NULL) != 0 ||
-        pthread_create(&u, NULL, fp_napper, NULL) != 0)
+        pthread_create(&u, NULL, fp_napper, NULL) != 0 ||
+        pthread_create(&b, NULL, burster, NULL) != 0)
         return 1;
     while (naps == 0)
         ;

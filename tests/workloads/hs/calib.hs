@@ -4,11 +4,15 @@
 --   Haskell compute (a non-allocating loop, so no GC)
 --   safe busy C     (calib_busy through a safe import)
 --   safe sleep      (calib_sleep through a safe import: blocked, not idle)
--- Usage: calib SECONDS. Prints "truth unsafe U haskell H safe S" (fractions
--- of the measured total) when done.
+--   and with `idle`, a wait (threadDelay: its OS thread has nothing to do)
+-- Usage: calib SECONDS [idle]. Prints "truth unsafe U haskell H safe S"
+-- (fractions of the measured total) when done, then with `idle` a line
+-- "idle I".
 {-# LANGUAGE ForeignFunctionInterface, BangPatterns #-}
 module Main (main) where
 
+import Control.Concurrent (threadDelay)
+import Control.Monad (when)
 import Data.IORef
 import System.Environment (getArgs)
 import Text.Printf (printf)
@@ -41,10 +45,13 @@ timed ref act = do
 
 main :: IO ()
 main = do
-  [secs] <- map read <$> getArgs
+  args <- getArgs
+  let secs = read (head args) :: Double
+      idle = drop 1 args == ["idle"]
   u <- newIORef 0
   h <- newIORef 0
   s <- newIORef 0
+  d <- newIORef 0
   start <- now
   let end = start + round (secs * 1e6 :: Double)
       loop = do
@@ -52,11 +59,13 @@ main = do
         timed h (haskellFor 5000)
         timed s (busySafe 6000)
         timed s (sleepSafe 4000)
+        when idle (timed d (threadDelay 4000))
         t <- now
         if t < end then loop else return ()
   loop
   stop <- now
-  [uu, hh, ss] <- mapM readIORef [u, h, s]
+  [uu, hh, ss, dd] <- mapM readIORef [u, h, s, d]
   let total = fromIntegral (stop - start) :: Double
       f x = fromIntegral x / total
   printf "truth unsafe %.4f haskell %.4f safe %.4f\n" (f uu) (f hh) (f ss)
+  when idle (printf "idle %.4f\n" (f dd))
