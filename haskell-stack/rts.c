@@ -91,6 +91,7 @@ enum wanted_sym {
     S_generations,
     S_oldest_gen,
     S_end_tso_queue,
+    S_StgReturn,
     S__COUNT
 };
 
@@ -99,6 +100,7 @@ static const char *const wanted_names[S__COUNT] = {
     "my_task", "stg_TSO_info", "stg_STACK_info",
     "stg_stack_underflow_frame_info", "stg_stop_thread_info", "CCS_MAIN",
     "printStackChunk", "generations", "oldest_gen", "stg_END_TSO_QUEUE_closure",
+    "StgReturn",
 };
 
 /* C functions whose presence on a C stack means the thread is collecting
@@ -361,6 +363,8 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
         log__error("out of memory reading the symbols of %s", m->path);
         return -ENOMEM;
     }
+    if (sc.have[S_StgReturn])
+        r->stg_return = sc.found[S_StgReturn].st_value + (uint64_t)m->bias;
     sort_ranges(&r->gc);
     sort_ranges(&r->waiting);
     sort_ranges(&r->sched);

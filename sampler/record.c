@@ -1044,6 +1044,7 @@ int record__run(const struct record_opts *o)
     if (r.rts.ghc)
         snprintf(r.p.ghc_version, sizeof r.p.ghc_version, "%s", r.rts.version);
     r.uw.ghc = r.rts.ghc;
+    r.uw.stg_return = r.rts.stg_return;
     if (!r.rts.ghc && r.ms.main &&
         (module__symbol(r.ms.main, r.ms.main->lo), r.ms.main->syms.from_symtab == 0))
         log__warn("%s has no symbol table (stripped?): its frames show as %s+0x...; "

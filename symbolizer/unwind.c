@@ -260,6 +260,95 @@ static bool scan_for_haskell(struct unwinder *u, uint64_t sp, uint64_t *ret, uin
     return false;
 }
 
+/* A callee-saved register of regs by its x86 number (0-15), or NULL. */
+static unsigned long long *callee_saved(struct user_regs_struct *regs, int n)
+{
+    switch (n) {
+    case 3: return &regs->rbx;
+    case 5: return &regs->rbp;
+    case 12: return &regs->r12;
+    case 13: return &regs->r13;
+    case 14: return &regs->r14;
+    case 15: return &regs->r15;
+    default: return NULL;
+    }
+}
+
+bool unwind__stg_return(const uint8_t *code, size_t len, uint64_t base,
+                        const struct user_regs_struct *in, unwind_read_fn read, void *ctx,
+                        struct user_regs_struct *out)
+{
+    *out = *in;
+    bool run = false; /* the stopped pc reached: its instructions are to come */
+    for (size_t i = 0; i < len;) {
+        const uint8_t *b = code + i;
+        size_t left = len - i, n;
+        int64_t add = 0;
+        int reg = -1, disp = 0;
+        run |= base + i == in->rip;
+        if (b[0] == 0xc3) { /* ret */
+            uint64_t ra;
+            if (!run || read(ctx, out->rsp, &ra) < 0)
+                return false;
+            out->rip = ra;
+            out->rsp += 8;
+            return true;
+        } else if (left >= 3 && b[0] == 0x48 && b[1] == 0x89 && b[2] == 0xd8) {
+            n = 3; /* mov %rbx,%rax (StgRun's result) */
+        } else if (left >= 7 && b[0] == 0x48 && b[1] == 0x81 && b[2] == 0xc4) {
+            n = 7; /* add $imm32,%rsp */
+            add = (int32_t)((uint32_t)b[3] | (uint32_t)b[4] << 8 | (uint32_t)b[5] << 16 |
+                            (uint32_t)b[6] << 24);
+        } else if (left >= 4 && b[0] == 0x48 && b[1] == 0x83 && b[2] == 0xc4) {
+            n = 4; /* add $imm8,%rsp */
+            add = (int8_t)b[3];
+        } else if (left >= 5 && (b[0] == 0x48 || b[0] == 0x4c) && b[1] == 0x8b &&
+                   (b[2] & 0xc7) == 0x44 && b[3] == 0x24) {
+            n = 5; /* mov disp8(%rsp),%reg */
+            reg = (b[2] >> 3 & 7) + (b[0] == 0x4c ? 8 : 0);
+            disp = (int8_t)b[4];
+        } else if (left >= 4 && (b[0] == 0x48 || b[0] == 0x4c) && b[1] == 0x8b &&
+                   (b[2] & 0xc7) == 0x04 && b[3] == 0x24) {
+            n = 4; /* mov (%rsp),%reg */
+            reg = (b[2] >> 3 & 7) + (b[0] == 0x4c ? 8 : 0);
+        } else {
+            return false;
+        }
+        if (run && reg >= 0) {
+            unsigned long long *dst = callee_saved(out, reg);
+            uint64_t v;
+            if (!dst || read(ctx, out->rsp + (uint64_t)(int64_t)disp, &v) < 0)
+                return false;
+            *dst = v;
+        }
+        if (run)
+            out->rsp += (uint64_t)add;
+        i += n;
+    }
+    return false;
+}
+
+static int read_word(void *ctx, uint64_t addr, uint64_t *out)
+{
+    unw_word_t v;
+    if (access_mem(NULL, addr, &v, 0, ctx) < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A thread stopped in StgReturn (see unwind__stg_return): the caller's
+ * registers, from the code in the executable and the captured stack. */
+static bool stg_return_caller(struct unwinder *u, const struct user_regs_struct *in,
+                              struct user_regs_struct *out)
+{
+    uint8_t code[64];
+    uint64_t base = u->stg_return;
+    return base && in->rip >= base && in->rip < base + sizeof code &&
+           modset__read(u->ms, base, code, sizeof code) == 0 &&
+           unwind__stg_return(code, sizeof code, base, in, read_word, u, out);
+}
+
 void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool partial,
                    const struct memimg *img, struct raw_frame *out, int max,
                    struct unwind_result *res)
@@ -279,6 +368,13 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
     if (max <= 0)
         return;
     quiet_signals = true;
+    /* Stopped on its way back to the scheduler: StgReturn itself, then its
+     * caller's frames (see stg_return_caller). */
+    struct user_regs_struct caller;
+    if (!partial && max > 1 && stg_return_caller(u, regs, &caller)) {
+        out[n++] = (struct raw_frame){regs->rip, FK_PC, 0};
+        u->regs = &caller;
+    }
     if (unw_init_remote(&c, u->as, u) < 0) {
         out[n++] = (struct raw_frame){WE_C_UNWIND, FK_INVALID, 0};
         res->error = true;

@@ -16,6 +16,7 @@
 #define HSSPY_UNWIND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
@@ -36,6 +37,7 @@ struct unwinder {
     struct modset *ms;
     pid_t pid;
     bool ghc; /* a GHC program: look for Haskell callers of CFI-less code */
+    uint64_t stg_return; /* its StgReturn (0: none known): see unwind__stg_return */
     const struct user_regs_struct *regs; /* the stack being unwound */
     bool partial; /* regs hold rip, rsp and fs_base only (see unwind__stack) */
     bool stepping, missing; /* inside unw_step; it asked for a missing one */
@@ -74,6 +76,22 @@ void unwind__free(struct unwinder *u);
 void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool partial,
                    const struct memimg *img, struct raw_frame *out, int max,
                    struct unwind_result *res);
+
+/* GHC's StgReturn, the way out of the STG machine to the scheduler:
+ *     mov %rbx,%rax; add $0x4000,%rsp; mov (%rsp),%rbx;
+ *     mov 0x8(%rsp),%rbp; ... mov 0x28(%rsp),%r15; add $0x30,%rsp; ret
+ * Its CFI gives StgRun's frame as it is before the first add, all the way
+ * to the ret: a thread stopped past that add unwinds through the wrong
+ * words (an [invalid] frame under StgReturn). unwind__stack runs the rest
+ * of the epilogue instead, from the stopped pc (in->rip, within code,
+ * whose first byte is at base) over the stack (read: a word, 0 or -1):
+ * into out, the registers it restores and the return address into the
+ * scheduler, the caller's, from which the unwind carries on. Only those
+ * instruction forms are known: with any other, or a word unread, false. */
+typedef int (*unwind_read_fn)(void *ctx, uint64_t addr, uint64_t *out);
+bool unwind__stg_return(const uint8_t *code, size_t len, uint64_t base,
+                        const struct user_regs_struct *in, unwind_read_fn read, void *ctx,
+                        struct user_regs_struct *out);
 
 /* Is pc GHC-compiled code (a Haskell module and no CFI covers it)? */
 bool unwind__is_haskell_pc(struct unwinder *u, uint64_t pc);

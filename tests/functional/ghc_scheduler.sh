@@ -5,29 +5,40 @@
 # "[unsafe-ffi];[invalid];schedule;dirty_STACK"). gdb stops the demo's
 # scheduler in dirty_STACK called from schedule, parks the thread there in a
 # two-byte loop and lets the process go; hsspy dump and record must show it
-# as rts with schedule under dirty_STACK. For every GHC version this machine
-# has (a chroot's program gets the chroot's gdb).
+# as rts with schedule under dirty_STACK. Then the same on the way back
+# from Haskell code to the scheduler, in StgReturn's epilogue past its
+# first instructions, where its CFI no longer holds (seen in CI as
+# "[unsafe-ffi];[invalid];StgReturn"): rts, with schedule under StgReturn
+# and no [invalid]. For every GHC version this machine has (a chroot's
+# program gets the chroot's gdb).
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 command -v gdb >/dev/null || { skip "all" "gdb is not installed"; exit 0; }
 
-parked() { # SUITE CASE-PREFIX
-    local suite=$1 c=$2 prog dir
+parked() { # SUITE CASE-PREFIX FUNCTION (dirty_STACK or StgReturn)
+    local suite=$1 c=$2-$3 at=$3 prog dir stop
     prog=$(hs_build "$suite" demo_thr demo.hs demo_c.c -- -O1 -threaded -rtsopts) ||
         { fail "$c-build" "ghc could not build demo.hs"; return; }
     # gdb reads its script where the program runs (a chroot's build folder).
     if [ "$suite" = host ]; then dir=$T; else dir=$(chroot_build_dir "$suite"); fi
-    cat >"$dir/park.gdb" <<'EOF'
-set pagination off
-break dirty_STACK
+    if [ "$at" = StgReturn ]; then
+        # (mov %rbx,%rax; add $0x4000,%rsp; mov (%rsp),%rbx; then here)
+        stop='break *((char *)StgReturn + 14)
+continue'
+    else
+        stop='break dirty_STACK
 continue
 while !$_caller_is("schedule")
   continue
-end
+end'
+    fi
+    cat >"$dir/park.gdb" <<EOF
+set pagination off
+$stop
 delete
-printf "parked %d\n", $_thread
+printf "parked %d\\n", \$_thread
 info threads
-set *(unsigned short *)$pc = 0xfeeb
+set *(unsigned short *)\$pc = 0xfeeb
 detach
 EOF
     local script=$dir/park.gdb
@@ -41,7 +52,7 @@ EOF
     local tid
     tid=$(sed -n 's/^\* *[0-9]* *Thread 0x[0-9a-f]* (LWP \([0-9]*\)).*/\1/p' "$T/gdb.out" | head -n1)
     if ! grep -q '^parked' "$T/gdb.out" || [ -z "$tid" ]; then
-        fail "$c-parked" "gdb did not park a thread in dirty_STACK: $(tail -n 4 "$T/gdb.out" | tr '\n' '|')"
+        fail "$c-parked" "gdb did not park a thread in $at: $(tail -n 4 "$T/gdb.out" | tr '\n' '|')"
         kill -9 "$pid"; return
     fi
     pass "$c-parked"
@@ -52,13 +63,15 @@ EOF
     sed -n '/^thread '"$tid"' /,/^$/p' "$T/dump" >"$T/thread"
     check "$c-dump-rts" "the parked thread is not tagged rts: $(head -n 1 "$T/thread")" \
         grep -q "^thread $tid .*, rts, state" "$T/thread"
-    check "$c-dump-stack" "the parked thread's stack has no schedule under dirty_STACK: $(head -c 400 "$T/thread" | tr '\n' '|')" \
-        awk '/ dirty_STACK/ { getline; ok = / schedule/ } END { exit !ok }' "$T/thread"
+    check "$c-dump-stack" "the parked thread's stack has no schedule under $at: $(head -c 400 "$T/thread" | tr '\n' '|')" \
+        awk -v at=" $at" 'index($0, at) { getline; ok = / schedule/ } END { exit !ok }' "$T/thread"
 
     "$HSSPY" record -q -F 499 -d 0.5 --threads --idle -p "$pid" >"$T/folded" 2>"$T/rec.err"
     check_status "$c-record" $? "$T/rec.err"
-    check "$c-record-rts" "the parked thread's samples are not [rts];schedule;dirty_STACK: $(grep "^tid $tid " "$T/folded" | head -n 3 | tr '\n' '|')" \
-        grep -q "^tid $tid ([^)]*);\[rts\];.*schedule;dirty_STACK [0-9]*$" "$T/folded"
+    check "$c-record-rts" "the parked thread's samples are not [rts];schedule;$at: $(grep "^tid $tid " "$T/folded" | head -n 3 | tr '\n' '|')" \
+        grep -q "^tid $tid ([^)]*);\[rts\];.*schedule;$at [0-9]*$" "$T/folded"
+    check "$c-record-whole" "the parked thread's samples have an [invalid] frame: $(grep "^tid $tid " "$T/folded" | head -n 3 | tr '\n' '|')" \
+        sh -c "! grep '^tid $tid ' '$T/folded' | grep -q '\[invalid\]'"
     check "$c-record-not-ffi" "the scheduler shows up as a foreign call: $(grep 'schedule' "$T/folded" | grep '\[unsafe-ffi\]' | head -n 2 | tr '\n' '|')" \
         sh -c "! grep 'schedule' '$T/folded' | grep -q '\[unsafe-ffi\]'"
     kill -9 "$pid"; wait "$pid" 2>/dev/null || true
@@ -66,5 +79,6 @@ EOF
 
 ghc_targets
 for suite in $GHC_TARGETS; do
-    parked "$suite" "ghc-$(ghc_version "$suite")"
+    parked "$suite" "ghc-$(ghc_version "$suite")" dirty_STACK
+    parked "$suite" "ghc-$(ghc_version "$suite")" StgReturn
 done

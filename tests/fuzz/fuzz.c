@@ -158,6 +158,7 @@ static int fuzz_walk(const char *dir, long iterations)
     }
     unwind__init(&uw, &ms, 0);
     uw.ghc = rts.ghc;
+    uw.stg_return = rts.stg_return;
 
     /* Info pointers that really are frames in these captures: the most
      * dangerous kind of garbage is the plausible kind. */
