@@ -165,19 +165,87 @@ static bool plausible_info(const struct stg_walk *w, uint64_t info)
     return fact(w, info, &tmp)->haskell;
 }
 
+/* The headers of the thunks update frames force, read from the live
+ * process where the capture lacks them: for the update frames of a chunk
+ * from the first that needs one, up to UPDATEE_BATCH of them in one
+ * process_vm_readv rather than one each (a lazy program's stack holds
+ * many). [lo, hi): the part of the chunk whose update frames were read. */
+#define UPDATEE_BATCH 64
+#define UPDATEE_SCAN 4096 /* frames looked at for them, at most */
+struct updatees {
+    uint64_t lo, hi;
+    size_t n;
+    uint64_t addr[UPDATEE_BATCH], info[UPDATEE_BATCH];
+    bool ok[UPDATEE_BATCH];
+};
+
+/* The thunk the update frame at frame forces (0: none readable). */
+static uint64_t updatee_of(const struct stg_walk *w, const struct chunk *c, uint64_t frame)
+{
+    uint64_t updatee;
+    if (word(w, c, frame + (uint64_t)w->rts->L->update_frame.updatee.off, &updatee) < 0 ||
+        !updatee || updatee & 7)
+        return 0;
+    return updatee;
+}
+
+/* Read ahead the headers of the thunks of the update frames from frame to
+ * the chunk's end (or the batch's), those the capture lacks. */
+static void read_updatees(const struct stg_walk *w, const struct chunk *c, uint64_t frame,
+                          struct updatees *u)
+{
+    const struct rts_layout *L = w->rts->L;
+    struct remote_req req[UPDATEE_BATCH];
+    uint64_t sp = frame;
+    u->n = 0;
+    for (int k = 0; k < UPDATEE_SCAN && u->n < UPDATEE_BATCH && sp < c->end; k++) {
+        uint64_t info, size, a, h;
+        uint32_t t;
+        if (word(w, c, sp, &info) < 0 || !(size = stg_walk__frame_size(w, info, sp, &t)) ||
+            size > (c->end - sp) / 8 || t == (uint32_t)L->closure_type.STOP_FRAME ||
+            t == (uint32_t)L->closure_type.UNDERFLOW_FRAME)
+            break;
+        if (t == (uint32_t)L->closure_type.UPDATE_FRAME && (a = updatee_of(w, c, sp)) &&
+            memimg__read_u64(w->img, a, &h) < 0) {
+            u->addr[u->n] = a;
+            req[u->n] = (struct remote_req){a, &u->info[u->n], 8, 0};
+            u->n++;
+        }
+        sp += size * 8;
+    }
+    u->lo = frame;
+    u->hi = sp;
+    remote__batch(w->live_pid, req, u->n);
+    for (size_t i = 0; i < u->n; i++)
+        u->ok[i] = req[i].got == 8;
+}
+
 /* The info pointer of the thunk an update frame is forcing, or 0. A thunk
  * under evaluation may already be a BLACKHOLE; its header then names no
  * code and the frame is shown as an anonymous thunk. */
-static uint64_t updatee_info(const struct stg_walk *w, const struct chunk *c, uint64_t frame)
+static uint64_t updatee_info(const struct stg_walk *w, const struct chunk *c, uint64_t frame,
+                             struct updatees *u)
 {
     const struct rts_layout *L = w->rts->L;
-    uint64_t updatee, info = 0;
-    if (word(w, c, frame + (uint64_t)L->update_frame.updatee.off, &updatee) < 0 ||
-        !updatee || updatee & 7)
+    uint64_t updatee = updatee_of(w, c, frame), info = 0;
+    if (!updatee)
         return 0;
-    if (memimg__read_u64(w->img, updatee, &info) < 0 &&
-        (w->live_pid <= 0 || remote__read(w->live_pid, updatee, &info, 8) < 0))
-        return 0;
+    if (memimg__read_u64(w->img, updatee, &info) < 0) {
+        if (w->live_pid <= 0)
+            return 0;
+        if (frame < u->lo || frame >= u->hi)
+            read_updatees(w, c, frame, u);
+        size_t i = 0;
+        while (i < u->n && u->addr[i] != updatee)
+            i++;
+        if (i < u->n) {
+            if (!u->ok[i])
+                return 0;
+            info = u->info[i];
+        } else if (remote__read(w->live_pid, updatee, &info, 8) < 0) {
+            return 0;
+        }
+    }
     struct stg_info_fact tmp;
     const struct stg_info_fact *f = fact(w, info, &tmp);
     if (!f->haskell || !f->typed)
@@ -249,6 +317,9 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
 {
     const struct rts_layout *L = w->rts->L;
     struct chunk c;
+    struct updatees upd;
+    upd.lo = upd.hi = 0;
+    upd.n = 0;
     int chunks = 1, steps = 0;
 
     memset(res, 0, sizeof *res);
@@ -316,7 +387,7 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
         enum frame_kind k = kind_of(L, t);
         struct raw_frame f = {info, k, 0};
         if (k == FK_HS_UPDATE)
-            f.addr = updatee_info(w, &c, sp);
+            f.addr = updatee_info(w, &c, sp, &upd);
         /* RET_FUN is the RTS's frame for a function applied to arguments on
          * the stack: it says nothing the frames around it do not. A frame
          * equal to the one before it is a level of recursion: shown once, or
