@@ -1,7 +1,8 @@
 /* hs_sample.c - classifying a GHC thread's sample and merging its stacks.
  *
  * The decision, in order (ghc-rts-notes.md, "What the RTS state says"):
- *   no Task              the ticker (idle) or a thread the RTS does not know;
+ *   the ticker           idle (by its name: ghc_ticker);
+ *   no Task              a thread the RTS does not know;
  *   C stack in the GC    gc;
  *   holds its cap        in_haskell: haskell (pc in Haskell code) or
  *                        unsafe-ffi (pc in C); otherwise rts, or idle when
@@ -103,6 +104,14 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
     res->n = ur.n;
     res->c_error = ur.error;
 
+    if (strcmp(comm, "ghc_ticker") == 0) {
+        /* The RTS's ticker runs no Haskell code: idle. (In the
+         * non-threaded runtime, my_task is one global, the main thread's,
+         * which a read from the ticker's registers would find too.) */
+        res->role = ROLE_TICKER;
+        res->tag = TAG_IDLE;
+        return;
+    }
     if (r->my_task_is_tls && !tc->regs.fs_base) {
         /* Sampled without a stop before its thread pointer was ever seen:
          * no Task to read. The code it waits in still says a lot. */
@@ -128,12 +137,11 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
     }
 
     if (!v.task) {
-        /* The ticker is the RTS's; any other thread without a Task was
-         * started by C code and runs C code outside the runtime, which for
-         * the program is like a safe foreign call. */
-        bool ticker = strcmp(comm, "ghc_ticker") == 0;
-        res->role = ticker ? ROLE_TICKER : ROLE_FOREIGN;
-        res->tag = ticker || sleeping(tc->state) ? TAG_IDLE : TAG_SAFE_FFI;
+        /* A thread without a Task (but the ticker) was started by C code
+         * and runs C code outside the runtime, which for the program is
+         * like a safe foreign call. */
+        res->role = ROLE_FOREIGN;
+        res->tag = sleeping(tc->state) ? TAG_IDLE : TAG_SAFE_FFI;
         return;
     }
     if (v.holds_cap)
