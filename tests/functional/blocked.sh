@@ -40,13 +40,34 @@ naps() {
     grep '^naps ' "$T/out" | tail -n1 | cut -d' ' -f2
 }
 
+# record_unstopped NAME OPTION...: record a second at 200 Hz with OPTION
+# into $T/rec.raw; the nap thread must not have been stopped: switched
+# once a nap, give or take what it switches alone ($alone). A few stops
+# are expected: the first sample (its thread pointer is not known before
+# one), and captures spoiled by the thread waking up while it was read
+# (more on a loaded machine). Stopping it at every tick would add about
+# 400.
+record_unstopped() {
+    local m=$1 v0 n0 v1 n1 dv dn
+    shift
+    v0=$(voluntary)
+    n0=$(naps)
+    "$HSSPY" record -q -F 200 -d 1 "$@" -f raw -o "$T/rec.raw" -p "$pid" 2>"$T/err"
+    check_status "$m-record" $? "$T/err"
+    n1=$(naps)
+    v1=$(voluntary)
+    dv=$((v1 - v0)) dn=$((n1 - n0))
+    check "$m-not-stopped" "the nap thread was switched $dv times for $dn naps in 200 ticks ($alone more than its naps alone)" \
+        test "$dn" -gt 100 -a "$dv" -le $((dn + alone + 100))
+}
+
 # check_mode NAME [OPTION]: record a second with OPTION, check it all.
 # Three times: whether the nap thread ran while it was read told by
 # context-switch records (per-CPU events' where hsspy may watch every CPU),
 # by its own (--per-thread-events), then with --no-perf-events by /proc
 # schedstat.
 check_mode() {
-    local m=$1 v0 n0 n1 v1 dv dn ticks n all blocked short told
+    local m=$1 v0 n0 n1 v1 ticks n all blocked short told
     shift
     # Its switches beyond one a nap over a second alone first: none on most
     # machines, but about 100 on a VM seen here.
@@ -56,19 +77,7 @@ check_mode() {
     n1=$(naps)
     v1=$(voluntary)
     alone=$(((v1 - v0) - (n1 - n0)))
-    v0=$(voluntary)
-    n0=$(naps)
-    "$HSSPY" record -q -F 200 -d 1 --idle "$@" -f raw -o "$T/rec.raw" -p "$pid" 2>"$T/err"
-    check_status "$m-record" $? "$T/err"
-    n1=$(naps)
-    v1=$(voluntary)
-    dv=$((v1 - v0)) dn=$((n1 - n0))
-    # A few stops are expected: the first sample (its thread pointer is not
-    # known before one), and captures spoiled by the thread waking up while it
-    # was read (more on a loaded machine). Stopping it at every tick would add
-    # about 400.
-    check "$m-not-stopped" "the nap thread was switched $dv times for $dn naps in 200 ticks ($alone more than its naps alone)" \
-        test "$dn" -gt 100 -a "$dv" -le $((dn + alone + 100))
+    record_unstopped "$m" --idle "$@"
 
     "$HSSPY" report -f folded --threads --idle -o "$T/folded" "$T/rec.raw" 2>"$T/err"
     check_status "$m-report-folded" $? "$T/err"
@@ -114,18 +123,10 @@ check_mode proc --no-perf-events
 # Without --idle: the nap thread, asleep in a call at nearly every tick, is
 # idle there, and nothing of it is read (still not stopped, and counted);
 # its samples, idle, are left out of the profile.
-v0=$(voluntary)
-n0=$(naps)
-"$HSSPY" record -q -F 200 -d 1 -f raw -o "$T/rec.raw" -p "$pid" 2>"$T/err"
-check_status "no-idle-record" $? "$T/err"
+record_unstopped no-idle
 "$HSSPY" report -f report -o "$T/report" "$T/rec.raw" 2>"$T/err" &&
     "$HSSPY" report -f folded --threads -o "$T/folded" "$T/rec.raw" 2>>"$T/err"
 check_status "no-idle-report" $? "$T/err"
-n1=$(naps)
-v1=$(voluntary)
-dv=$((v1 - v0)) dn=$((n1 - n0))
-check "no-idle-not-stopped" "the nap thread was switched $dv times for $dn naps in 200 ticks ($alone more than its naps alone)" \
-    test "$dn" -gt 100 -a "$dv" -le $((dn + alone + 100))
 ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$T/report" | head -n1)
 unread=$(sed -n 's/.*; \([0-9]*\) of them idle by where they were blocked alone, nothing read.*/\1/p' "$T/report")
 check "no-idle-unread" "${unread:-no} samples of blocked threads needed no read over ${ticks:-no} ticks: $(grep blocked: "$T/report")" \
