@@ -223,8 +223,6 @@ int proc__schedstat(int fd, uint64_t *run_ns, uint64_t *slices)
 
 int proc__open_syscall(pid_t pid, pid_t tid) { return open_task_file(pid, tid, "syscall"); }
 
-/* The text is "running", "-1 SP PC" (blocked, not in a system call), or
- * "NR A1 A2 A3 A4 A5 A6 SP PC" with the numbers in hex after NR. */
 /* FNV-1a, 64 bits: a line's fingerprint, not a defence against anyone. */
 static uint64_t hash_line(const char *s)
 {
@@ -234,6 +232,8 @@ static uint64_t hash_line(const char *s)
     return h;
 }
 
+/* The text is "running", "-1 SP PC" (blocked, not in a system call), or
+ * "NR A1 A2 A3 A4 A5 A6 SP PC" with the numbers in hex after NR. */
 int proc__syscall_fd(int fd, long *nr, uint64_t *sp, uint64_t *pc, uint64_t *where)
 {
     char buf[256];

@@ -220,7 +220,7 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     struct tthread *th = tracee__find(&r->t, tc->tid);
     int ti = thread_index(r, th, tc->tid);
     bool walked = false;
-    bool clean = false; /* walked, no error: the runtime says idle, where that counts */
+    bool clean = false; /* the runtime says idle, and the walk had no error */
 
     if (ti < 0)
         return;
@@ -270,7 +270,6 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
                           &ur);
             n = ur.n;
             walked = true;
-            clean = !ur.error && !ur.missing_regs;
             if (ur.error)
                 r->p.errors[WE_C_UNWIND]++;
             if (ur.reached_haskell && n < MAX_FRAMES)
@@ -540,9 +539,7 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
     walk_captures(r);
     for (size_t i = 0; i < r->t.n; i++) {
         struct tthread *th = &r->t.th[i];
-        if ((th->unchanged || th->stale) && th->run == TT_RUNNING)
-            repeat_thread(r, th);
-        else if (th->idle_again && th->run == TT_RUNNING)
+        if ((th->unchanged || th->stale || th->idle_again) && th->run == TT_RUNNING)
             repeat_thread(r, th);
     }
 }
