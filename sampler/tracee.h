@@ -98,8 +98,9 @@ struct tthread {
     uint64_t soft_pc, soft_sp;
     long soft_nr; /* the call, from the same read (-1: none) */
     uint64_t soft_where; /* ... and a hash of that read's line (proc__syscall_fd) */
-    /* This tick: blocked where an earlier sample found it idle, so idle
-     * there again: sampled from that, nothing read (see record.c). */
+    /* This tick: blocked where an earlier sample found it idle (or, in a
+     * program not GHC's without --idle, in any call), so idle there:
+     * sampled from that, nothing read (record.c's idle_again). */
     bool idle_again;
     bool soft_counted;               /* its counters, read before the syscall file: */
     uint64_t soft_run, soft_slices;
