@@ -124,6 +124,9 @@ struct profile {
     uint64_t soft_refused; /* blocked threads stopped after all (ran while read, or
                             * their Sp was in a register) */
     uint64_t soft_short;   /* samples without a stop whose unwind lacked registers */
+    uint64_t preempt;      /* samples of threads waiting for a CPU since they were
+                            * preempted, from that switch's registers: not stopped */
+    uint64_t preempt_refused; /* ... stopped after all (given a CPU while read) */
     uint64_t copied_bytes; /* of the target's memory, into captures */
     uint64_t copied_threads; /* captures (stopped or not) they went to */
     uint64_t stop_reads;   /* process_vm_readv calls made while threads were

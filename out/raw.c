@@ -174,6 +174,8 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u8(&s, (uint8_t)(int8_t)p->nice); /* and later */
     put_u64(&s, p->first_tick_cpu_ns); /* and later */
     put_u64(&s, p->soft_idle); /* and later */
+    put_u64(&s, p->preempt); /* and later */
+    put_u64(&s, p->preempt_refused);
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -428,6 +430,10 @@ static void read_meta(struct cur *c, struct profile *p)
     }
     if (!c->bad && c->left >= 8)
         p->soft_idle = get_u64(c, "a counter");
+    if (!c->bad && c->left >= 16) {
+        p->preempt = get_u64(c, "a counter");
+        p->preempt_refused = get_u64(c, "a counter");
+    }
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

@@ -97,6 +97,15 @@ static void header(const struct profile *p, FILE *f)
             fprintf(f, "; records lost %" PRIu64 " times (/proc told then)", p->cs_losses);
         fputc('\n', f);
     }
+    if (p->preempt || p->preempt_refused) {
+        fprintf(f, "  preempted: %" PRIu64 " samples of threads waiting for a CPU since they were "
+                   "preempted were taken without stopping them, from their registers as they "
+                   "left it (the per-CPU events' samples of switches)", p->preempt);
+        if (p->preempt_refused)
+            fprintf(f, "; %" PRIu64 " were stopped after all (given a CPU while being read)",
+                    p->preempt_refused);
+        fputc('\n', f);
+    }
     if (p->nonblocking) {
         fprintf(f, "  nonblocking: running threads sampled by the kernel (a perf event on each "
                    "CPU), not stopped: %" PRIu64 " samples", p->ps_samples);

@@ -203,6 +203,20 @@ struct thread_capture *capture__sampled(struct capture *c, pid_t pid, const stru
     return tc;
 }
 
+struct thread_capture *capture__switched(struct capture *c, pid_t pid, const struct tthread *th,
+                                         capture_guess_fn guess, void *ctx)
+{
+    struct thread_capture *tc = start(c, th);
+    if (!tc)
+        return NULL;
+    tc->switched = true;
+    tc->regs = th->hit.regs;
+    tc->regs.fs_base = th->fs_base;
+    read_stack(c, pid, th, tc, guess, ctx, false);
+    tc->t_resume_ns = tc->t_stop_ns;
+    return tc;
+}
+
 void capture__drop_last(struct capture *c, struct memimg_mark mark)
 {
     if (c->n > 0)

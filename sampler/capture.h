@@ -23,6 +23,8 @@ struct thread_capture {
     bool soft;            /* not stopped: see capture__soft */
     uint64_t where;       /* ... blocked there (tthread.soft_where) */
     bool sampled;         /* not stopped: from a perf sample (capture__sampled) */
+    bool switched;        /* not stopped: preempted, from the sample of that
+                           * switch (capture__switched) */
     uint32_t weight;      /* ticks this capture stands for (see tthread.owed) */
     size_t first_note;    /* its first note in the image (memimg__note) */
     uint64_t t_stop_ns;   /* when its stop was seen (waitpid returned it) */
@@ -86,6 +88,14 @@ struct thread_capture *capture__soft(struct capture *c, pid_t pid, const struct 
 struct thread_capture *capture__sampled(struct capture *c, pid_t pid, const struct tthread *th,
                                         const struct psample_hit *hit,
                                         capture_guess_fn guess, void *ctx);
+
+/* Capture a thread waiting for a CPU since it was preempted (th->preempt)
+ * without stopping it: the registers of the sample of that switch
+ * (th->hit, with the thread pointer seen in an earlier stop), then its C
+ * stack and the ranges as for a stop (capture__thread), read while it
+ * does not move. Returns the capture, or NULL when there is no room. */
+struct thread_capture *capture__switched(struct capture *c, pid_t pid, const struct tthread *th,
+                                         capture_guess_fn guess, void *ctx);
 
 /* Forget the last thread's capture, and the memory it added since mark. */
 void capture__drop_last(struct capture *c, struct memimg_mark mark);

@@ -24,7 +24,10 @@
  * too, with the user registers it entered the kernel with (the kernel's
  * own threads have none, and are skipped). With the CPU's context
  * switches, each record ending in its thread and time (sample_id_all).
- * Without sampling (period_ns 0): a dummy event, the switches alone. */
+ * Without sampling (period_ns 0): an event of the CPU's context switches,
+ * a sample of the user registers of every thread that leaves the CPU,
+ * without its stack (a sample taken in the scheduler, so kernel mode must
+ * not be excluded), besides the switch records. */
 static void attr(struct perf_event_attr *a, uint64_t period_ns)
 {
     memset(a, 0, sizeof *a);
@@ -39,7 +42,10 @@ static void attr(struct perf_event_attr *a, uint64_t period_ns)
         a->sample_stack_user = PSAMPLE_STACK;
         a->exclude_idle = 1;
     } else {
-        a->config = PERF_COUNT_SW_DUMMY;
+        a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+        a->sample_period = 1;
+        a->sample_type |= PERF_SAMPLE_REGS_USER;
+        a->sample_regs_user = REGS_MASK;
     }
     a->use_clockid = 1;
     a->clockid = CLOCK_MONOTONIC;
@@ -68,6 +74,7 @@ static int open_set(struct psample_set *s, uint64_t period_ns)
     for (int i = 0; i < s->n; i++) {
         struct psample *p = &s->cpu[i];
         p->fd = -1;
+        p->regs_only = period_ns == 0;
         int e = perfring__open(&a, -1, i, PSAMPLE_PAGES, &p->fd, &p->ring);
         if (e == 0)
             opened++;
@@ -144,7 +151,7 @@ static bool parse(const uint8_t *data, uint64_t size, uint64_t pos, uint64_t len
     at += 8;
     if (abi == PERF_SAMPLE_REGS_ABI_NONE)
         return false; /* no user registers: not taken in user mode */
-    if (at + NREGS * 8 + 8 > end)
+    if (at + NREGS * 8 > end)
         return false;
     uint64_t r[NREGS];
     psample__ring_copy(data, size, at, r, sizeof r);
@@ -168,10 +175,17 @@ static bool parse(const uint8_t *data, uint64_t size, uint64_t pos, uint64_t len
     hit->regs.r13 = r[15];
     hit->regs.r14 = r[16];
     hit->regs.r15 = r[17];
+    hit->stack_pos = at;
+    hit->stack_len = 0;
+    if (out->src && out->src->regs_only) {
+        *out = h; /* (the samples of switches: registers alone) */
+        return true;
+    }
+    if (at + 8 > end)
+        return false;
     uint64_t ssize = word(data, size, at);
     at += 8;
     hit->stack_pos = at;
-    hit->stack_len = 0;
     if (ssize != 0) {
         if (ssize > PSAMPLE_STACK || at + ssize + 8 > end)
             return false;

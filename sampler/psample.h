@@ -59,6 +59,7 @@ struct psample {
     void *ring;    /* its mapping: the control page, then the data pages */
     uint64_t tail; /* how far the records have been read */
     uint64_t peek; /* ... and looked at since (psample_set__peek) */
+    bool regs_only; /* its samples have no stack bytes (switches' samples) */
 };
 
 /* A sample found in a ring. */
@@ -95,9 +96,12 @@ struct psample_set {
 int psample_set__open(struct psample_set *s, uint64_t period_ns);
 void psample_set__close(struct psample_set *s);
 
-/* The same events without sampling: each CPU's context-switch records
- * alone (a dummy event per CPU), for telling which threads ran while
- * stopping them to sample. Same rights needed, same errors. */
+/* The same events without sampling at instants: each CPU's context-switch
+ * records, for telling which threads ran while stopping them to sample,
+ * and a sample of the user registers (no stack) of each thread as it
+ * leaves the CPU: a thread taken off its CPU while runnable (preempted)
+ * is, until it gets a CPU again, where those registers say, and need not
+ * be stopped to be sampled. Same rights needed, same errors. */
 int psample_set__open_switches(struct psample_set *s);
 
 /* Start sampling. */

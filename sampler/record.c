@@ -424,7 +424,7 @@ static void walk_captures(struct recorder *r)
     for (size_t i = 0; i < r->cap.n; i++) {
         const struct thread_capture *tc = &r->cap.th[i];
         save_capture(r, tc);
-        if (!tc->soft && !tc->sampled) {
+        if (!tc->soft && !tc->sampled && !tc->switched) {
             r->p.stop_reads += tc->reads;
             hist__add(&r->p.pause, tc->t_resume_ns - tc->t_stop_ns);
             hist__add(&r->p.stop_latency, tc->t_stop_ns - tc->t_interrupt_ns);
@@ -486,6 +486,35 @@ static int capture_blocked(struct recorder *r)
     return late;
 }
 
+/* The threads tracee__interrupt marked preempt (waiting for a CPU since a
+ * switch whose sample has their registers), captured without a stop. A
+ * capture that does not hold (the thread was given a CPU while it was
+ * read) is dropped and its thread stopped after all. Returns how many
+ * threads were interrupted late. */
+static int capture_preempted(struct recorder *r)
+{
+    int late = 0;
+    for (size_t i = 0; i < r->t.n; i++) {
+        struct tthread *th = &r->t.th[i];
+        if (!th->preempt)
+            continue;
+        struct memimg_mark mark = memimg__mark(&r->cap.img);
+        struct thread_capture *tc = capture__switched(&r->cap, r->t.pid, th, guess_stack, r);
+        if (!tc)
+            continue;
+        capture_rts(r, tc);
+        if (!tracee__soft_held_still(&r->t, th)) {
+            capture__drop_last(&r->cap, mark);
+            r->t.st.preempt_refused++;
+            late += tracee__interrupt_late(&r->t, th);
+            continue;
+        }
+        capture__remember(&r->cap, th, tc);
+        r->t.st.preempt_samples++;
+    }
+    return late;
+}
+
 /* --nonblocking: the threads with a perf sample since the last tick, each
  * from its newest, read while it runs on. */
 static void capture_sampled(struct recorder *r)
@@ -524,7 +553,9 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
     /* Until the runtime's layout is validated, a GHC thread's registers
      * are all there is to go on. */
     r->t.sample_blocked = !r->rts.pending;
-    int asked = tracee__interrupt(&r->t, true);
+    tracee__look(&r->t, true);
+    int asked = capture_preempted(r);
+    asked += tracee__send(&r->t);
     asked += capture_blocked(r);
     if (r->t.pss) {
         capture_sampled(r);
@@ -1109,6 +1140,8 @@ int record__run(const struct record_opts *o)
     r.p.soft_breaking = r.t.st.soft_breaking;
     r.p.soft_idle = r.t.st.soft_idle;
     r.p.soft_refused = r.t.st.soft_refused;
+    r.p.preempt = r.t.st.preempt_samples;
+    r.p.preempt_refused = r.t.st.preempt_refused;
     r.p.late = r.t.st.late_stops;
     /* (Per-CPU events: every thread's switches were told.) */
     r.p.cs_threads = r.p.cs_cpu_wide ? r.t.st.threads_seen : r.t.st.cs_threads;

@@ -292,6 +292,8 @@ static void take_sample(void *arg, const struct psample_rec *r)
         return;
     if (r->type == PERF_RECORD_SWITCH_CPU_WIDE) {
         th->cs.ins += r->in;
+        if (r->in && r->t_ns > th->in_t_ns)
+            th->in_t_ns = r->t_ns;
         /* (The rings are read one CPU after another: a thread that moved
          * left one CPU before it was given the other.) */
         if (r->t_ns >= th->sw_t_ns) {
@@ -701,6 +703,7 @@ void tracee__settled_soft(struct tthread *th)
 bool tracee__interrupt_late(struct tracee *t, struct tthread *th)
 {
     th->soft = false;
+    th->preempt = false;
     th->has_base = false;
     th->stop_base = false;
     if (th->run != TT_RUNNING || th->want)
@@ -723,11 +726,8 @@ static long ncpus(void)
     return n;
 }
 
-int tracee__interrupt(struct tracee *t, bool skip_unchanged)
+void tracee__look(struct tracee *t, bool skip_unchanged)
 {
-    int n = 0;
-    uint64_t now;
-
     /* Everything slow first, so the interrupts go out together and no
      * thread waits stopped while we read /proc for the others. */
     t->runnable = 0;
@@ -758,6 +758,7 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         th->sampled = false;
         th->stale = false;
         th->idle_again = false;
+        th->preempt = false;
         if (th->run == TT_RUNNING && th->want)
             th->owed++;
         if (th->run != TT_RUNNING || th->want)
@@ -796,6 +797,22 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         if (hit) {
             th->state = 'R'; /* (as at its sampling instant) */
             t->runnable++;
+            continue;
+        }
+        /* Preempted since it last ran, and waiting for a CPU since: where
+         * it was taken off its CPU, as the sample of that switch shows (a
+         * sample of no switch since it was last given a CPU). It does not
+         * move until it gets a CPU again; stopping it would cost it that
+         * turn and hsspy a wait for it. (With per-CPU events that sample
+         * switches, after its first stop: its thread pointer is known.) */
+        if (known && !t->pss && counted && th->fs_base && th->cs.where == CS_PREEMPTED &&
+            th->hit.t_ns && th->hit.t_ns >= th->in_t_ns) {
+            th->preempt = true;
+            th->state = 'R';
+            t->runnable++;
+            th->soft_counted = true;
+            th->soft_run = run;
+            th->soft_slices = slices;
             continue;
         }
         /* Running, or blocked in which call? Some blocking calls fail with
@@ -838,10 +855,16 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
             t->loadavg_fd = proc__open_loadavg();
         t->machine_running = proc__running(t->loadavg_fd);
     }
-    now = tracee__now_ns();
+}
+
+int tracee__send(struct tracee *t)
+{
+    int n = 0;
+    uint64_t now = tracee__now_ns();
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
-        if (th->run != TT_RUNNING || th->unchanged || th->soft || th->sampled || th->want)
+        if (th->run != TT_RUNNING || th->unchanged || th->soft || th->sampled || th->preempt ||
+            th->want)
             continue;
         if (t->pss && th->fs_base) {
             th->stale = true; /* --nonblocking: no stop, and no new sample */
@@ -859,6 +882,12 @@ int tracee__interrupt(struct tracee *t, bool skip_unchanged)
         n++;
     }
     return n;
+}
+
+int tracee__interrupt(struct tracee *t, bool skip_unchanged)
+{
+    tracee__look(t, skip_unchanged);
+    return tracee__send(t);
 }
 
 static size_t count_wanted(const struct tracee *t)

@@ -57,7 +57,14 @@ struct tthread {
     bool sampled, stale;
     struct psample_hit hit;
     bool hit_new; /* hit is a sample of this tick's records */
+    /* Waiting for a CPU since it was preempted (t->sw's records), which a
+     * sample of its registers as it left the CPU shows (`hit`, from events
+     * that sample switches): this tick it is captured from those, nothing
+     * stopped, if its copy holds (tracee__soft_held_still); else stopped
+     * after all (tracee__interrupt_late). */
+    bool preempt;
     uint64_t sw_t_ns; /* t->sw: when the switch that set cs.where was */
+    uint64_t in_t_ns; /* t->sw: when it was last given a CPU */
     uint32_t ins_peeked; /* t->sw: times given a CPU since the tick's read */
     bool fd_short;    /* some of its kept files were not opened: see tracee__fd_limit */
     bool cs_tried;    /* opened, or refused (not tried again) */
@@ -133,6 +140,8 @@ struct tracee_stats {
     unsigned long soft_breaking; /* ... of them in calls a stop would break */
     unsigned long soft_idle;     /* ... of them idle again, nothing read (idle_again) */
     unsigned long soft_refused;  /* marked soft, but stopped after all */
+    unsigned long preempt_samples; /* sampled without a stop (see tthread.preempt) */
+    unsigned long preempt_refused; /* marked preempt, but stopped after all */
     unsigned long restarted;    /* calls our stop broke (EINTR), restarted */
     unsigned long ptrace_errors;
     unsigned long cs_threads;   /* threads given a context-switch ring */
@@ -235,11 +244,21 @@ int tracee__drain(struct tracee *t);
  * with t->pss, a thread whose thread pointer is known is never stopped:
  * it is marked `sampled` if one of the per-CPU events sampled it since
  * the last tick (whatever else it did since), else, where it would be
- * stopped, `stale`. Then
+ * stopped, `stale`. Without it, with t->sw's samples of switches, a
+ * thread whose thread pointer is known and which is waiting for a CPU
+ * since it was preempted, with the sample of that switch, is marked
+ * `preempt`, not stopped. Then
  * PTRACE_INTERRUPT the rest in one tight loop; a thread still interrupted
  * from an earlier tick is not interrupted again. Returns the number
  * interrupted. */
 int tracee__interrupt(struct tracee *t, bool skip_unchanged);
+
+/* tracee__interrupt in two: everything it does before the interrupts go
+ * out (look), so that the threads marked preempt are captured before a
+ * stop frees a CPU for them; then the interrupts (send: returns the
+ * number sent). */
+void tracee__look(struct tracee *t, bool skip_unchanged);
+int tracee__send(struct tracee *t);
 
 /* After capturing a thread marked soft: true if it has not run since
  * before its pc and sp were read (its scheduler counters have not moved),

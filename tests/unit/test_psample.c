@@ -305,6 +305,53 @@ TEST(each_record_with_its_thread)
     CHECK_EQ_INT(nseen, 4);
 }
 
+/* The samples of switches (a ring of psample_set__open_switches): user
+ * registers and nothing after them; one cut short is no sample. */
+TEST(registers_alone)
+{
+    uint64_t tail = 0, h = 0;
+    struct psample src;
+    memset(ring, 0, sizeof ring);
+    memset(&src, 0, sizeof src);
+    src.regs_only = true;
+    nseen = 0;
+    struct perf_event_header hd = {PERF_RECORD_SAMPLE, 0, 8 + 8 + 8 + 8 + 18 * 8};
+    h = put_bytes(h, &hd, sizeof hd);
+    h = put_u64(h, 9ull << 32 | 8); /* pid 8, tid 9 */
+    h = put_u64(h, 77);
+    h = put_u64(h, PERF_SAMPLE_REGS_ABI_64);
+    for (int i = 0; i < 18; i++)
+        h = put_u64(h, 500 + (uint64_t)i);
+    struct perf_event_header cut = {PERF_RECORD_SAMPLE, 0, 8 + 8 + 8 + 8 + 17 * 8};
+    h = put_bytes(h, &cut, sizeof cut);
+    h = put_u64(h, 9ull << 32 | 8);
+    h = put_u64(h, 78);
+    h = put_u64(h, PERF_SAMPLE_REGS_ABI_64);
+    for (int i = 0; i < 17; i++)
+        h = put_u64(h, 600 + (uint64_t)i);
+    psample__each(ring, RING, &tail, h, &src, note, NULL);
+    CHECK_EQ_INT(tail, h);
+    CHECK_EQ_INT(nseen, 2);
+    CHECK_EQ_INT(seen[0].type, PERF_RECORD_SAMPLE);
+    CHECK_EQ_INT(seen[0].pid, 8);
+    CHECK_EQ_INT(seen[0].tid, 9);
+    CHECK_EQ_INT(seen[0].t_ns, 77);
+    CHECK_EQ_INT(seen[0].hit.regs.rbp, 506);
+    CHECK_EQ_INT(seen[0].hit.regs.rsp, 507);
+    CHECK_EQ_INT(seen[0].hit.regs.rip, 508);
+    CHECK_EQ_INT(seen[0].hit.regs.r15, 517);
+    CHECK_EQ_INT(seen[0].hit.stack_len, 0);
+    CHECK_EQ_INT(seen[1].type, 0);
+    /* The same bytes read as samples with a stack: the first lacks its
+     * stack's size, no sample either. */
+    src.regs_only = false;
+    nseen = 0;
+    tail = 0;
+    psample__each(ring, RING, &tail, h, &src, note, NULL);
+    CHECK_EQ_INT(nseen, 2);
+    CHECK_EQ_INT(seen[0].type, 0);
+}
+
 /* A context-switch record as the per-CPU events write them: the other
  * thread, then the sample_id (pid, tid of the thread switching, time). */
 static uint64_t put_switch(uint64_t pos, uint32_t pid, uint32_t tid, bool in, bool preempted,
@@ -505,10 +552,11 @@ TEST(real_samples_and_rephase)
         UNIT_FAIL("%d samples in 300 ms at a 20 ms period (%d at 1 ms)", slow, fast);
 }
 
-/* Events that only record switches (psample_set__open_switches): this
- * thread's naps, each a time it left a CPU to sleep and was given one
- * again; and the records written since a read, looked at (peek) and then
- * read all the same. */
+/* Events of switches (psample_set__open_switches): this thread's naps,
+ * each a time it left a CPU to sleep and was given one again, with a
+ * sample of its registers as it left (no stack bytes: where it sleeps, on
+ * its own stack); and the records written since a read, looked at (peek)
+ * and then read all the same. */
 TEST(real_switch_records)
 {
     struct psample_set s;
@@ -520,16 +568,26 @@ TEST(real_switch_records)
         UNIT_FAIL("psample_set__open_switches: %s", strerror(-err));
     }
     static struct mine m;
-    m.tid = -1;
-    m.napper = (pid_t)syscall(SYS_gettid);
+    m.napper = m.tid = (pid_t)syscall(SYS_gettid);
     collect(&s, &m, 50);
     CHECK_EQ_INT(m.ins, 0); /* disabled until enabled */
+    CHECK_EQ_INT(m.n, 0);
     psample_set__enable(&s);
     collect(&s, &m, 300);
-    CHECK_EQ_INT(m.n, 0); /* no samples */
     if (m.slept < 55 || m.ins < 55)
         UNIT_FAIL("60 naps, seen leaving a CPU to sleep %d times and given one %d times "
                   "(preempted %d times)", m.slept, m.ins, m.preempted);
+    /* A sample each time it left a CPU (asleep or preempted). */
+    if (m.n < m.slept + m.preempted)
+        UNIT_FAIL("%d samples of this thread's switches, for %d times it left a CPU", m.n,
+                  m.slept + m.preempted);
+    CHECK_EQ_INT(m.hit.stack_len, 0);
+    uint64_t sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+    /* Its stack pointer in the kernel's sleep: below this frame, within
+     * the few frames of nap_ms and the C library. */
+    if (!(m.hit.regs.rsp < sp && sp - m.hit.regs.rsp < 64 * 1024))
+        UNIT_FAIL("stack pointer of the newest sample %#llx, this frame's %#llx",
+                  (unsigned long long)m.hit.regs.rsp, (unsigned long long)sp);
     /* The records since a read, looked at without reading them: one nap,
      * one more time given a CPU; told again by the next read. */
     psample_set__read(&s, take_mine, &m);

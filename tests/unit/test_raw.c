@@ -29,6 +29,8 @@ static void build(struct profile *p)
     p->soft_refused = 6;
     p->soft_short = 1;
     p->soft_idle = 17;
+    p->preempt = 900;
+    p->preempt_refused = 9;
     p->copied_bytes = 123456;
     p->copied_threads = 78;
     p->stop_reads = 91;
@@ -124,6 +126,8 @@ TEST(round_trip)
     CHECK_EQ_INT(b.self_cpu_ns, 90000000);
     CHECK_EQ_INT(b.first_tick_cpu_ns, 4000000);
     CHECK_EQ_INT(b.soft_idle, 17);
+    CHECK_EQ_INT(b.preempt, 900);
+    CHECK_EQ_INT(b.preempt_refused, 9);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -186,8 +190,9 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the count of blocked threads idle again,
-     * then also the first tick's CPU, then also the nice
+     * type, size, payload. Drop the counts of threads sampled preempted,
+     * then also the count of blocked threads idle again, then also the
+     * first tick's CPU, then also the nice
      * value, then also the flag of
      * per-CPU switch records, then also the --nonblocking figures (a flag and
      * three counters), then also the figures of files (two counters), then
@@ -198,7 +203,7 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {8, 16, 17, 18, 43, 59, 95, 103, 119, 143};
+    static const int cuts[] = {16, 24, 32, 33, 34, 59, 75, 111, 119, 135, 159};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -210,24 +215,26 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.soft_idle, 0);
-        CHECK_EQ_INT(b.first_tick_cpu_ns, cut <= 8 ? 4000000 : 0);
+        CHECK_EQ_INT(b.preempt, 0);
+        CHECK_EQ_INT(b.preempt_refused, 0);
+        CHECK_EQ_INT(b.soft_idle, cut <= 16 ? 17 : 0);
+        CHECK_EQ_INT(b.first_tick_cpu_ns, cut <= 24 ? 4000000 : 0);
         CHECK_EQ_INT(b.self_cpu_ns, 90000000);
-        CHECK_EQ_INT(b.nice, cut <= 16 ? -10 : 0);
-        CHECK(b.cs_cpu_wide == (cut <= 17));
-        CHECK(b.nonblocking == (cut <= 18));
-        CHECK_EQ_INT(b.ps_samples, cut <= 18 ? 700 : 0);
-        CHECK_EQ_INT(b.ps_lost, cut <= 18 ? 2 : 0);
-        CHECK_EQ_INT(b.fd_short, cut <= 43 ? 5 : 0);
-        CHECK_EQ_INT(b.fd_limit, cut <= 43 ? 200 : 0);
-        CHECK_EQ_INT(b.cs_threads, cut <= 59 ? 11 : 0);
-        CHECK_EQ_INT(b.cs_losses, cut <= 59 ? 3 : 0);
-        CHECK_EQ_INT(b.cs_errno, cut <= 59 ? 13 : 0);
-        CHECK_EQ_INT(b.cs_busy, cut <= 59 ? 4 : 0);
-        CHECK_EQ_INT(b.stop_reads, cut <= 95 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 103 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 103 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 119 ? 1 : 0);
+        CHECK_EQ_INT(b.nice, cut <= 32 ? -10 : 0);
+        CHECK(b.cs_cpu_wide == (cut <= 33));
+        CHECK(b.nonblocking == (cut <= 34));
+        CHECK_EQ_INT(b.ps_samples, cut <= 34 ? 700 : 0);
+        CHECK_EQ_INT(b.ps_lost, cut <= 34 ? 2 : 0);
+        CHECK_EQ_INT(b.fd_short, cut <= 59 ? 5 : 0);
+        CHECK_EQ_INT(b.fd_limit, cut <= 59 ? 200 : 0);
+        CHECK_EQ_INT(b.cs_threads, cut <= 75 ? 11 : 0);
+        CHECK_EQ_INT(b.cs_losses, cut <= 75 ? 3 : 0);
+        CHECK_EQ_INT(b.cs_errno, cut <= 75 ? 13 : 0);
+        CHECK_EQ_INT(b.cs_busy, cut <= 75 ? 4 : 0);
+        CHECK_EQ_INT(b.stop_reads, cut <= 111 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 119 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 119 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 135 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);
