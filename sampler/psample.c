@@ -3,11 +3,14 @@
 #define _GNU_SOURCE
 #include "sampler/psample.h"
 
+#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,17 +27,20 @@
  * too, with the user registers it entered the kernel with (the kernel's
  * own threads have none, and are skipped). With the CPU's context
  * switches, each record ending in its thread and time (sample_id_all).
- * Without sampling (period_ns 0): an event of the CPU's context switches,
- * a sample of the user registers of every thread that leaves the CPU,
- * without its stack (a sample taken in the scheduler, so kernel mode must
- * not be excluded), besides the switch records. */
+ * Without sampling at instants (period_ns 0): an event of the CPU's
+ * context switches, a sample of the user registers of every thread that
+ * leaves the CPU, without its stack (a sample taken in the scheduler, so
+ * kernel mode must not be excluded), besides the switch records; or
+ * (UINT64_MAX) a dummy event, the switch records alone. */
 static void attr(struct perf_event_attr *a, uint64_t period_ns)
 {
     memset(a, 0, sizeof *a);
     a->size = sizeof *a;
     a->type = PERF_TYPE_SOFTWARE;
     a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-    if (period_ns) {
+    if (period_ns == UINT64_MAX) {
+        a->config = PERF_COUNT_SW_DUMMY;
+    } else if (period_ns) {
         a->config = PERF_COUNT_SW_CPU_CLOCK;
         a->sample_period = period_ns;
         a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -58,6 +64,54 @@ static void attr(struct perf_event_attr *a, uint64_t period_ns)
     a->wakeup_watermark = (uint32_t)((PSAMPLE_PAGES - 1) * perfring__page_size());
 }
 
+/* Whether hsspy is in the initial PID namespace, where the process ids it
+ * sees are the ones BPF programs see (NSpid in /proc/self/status lists one
+ * id per nested namespace). */
+static bool initial_pid_ns(void)
+{
+    char line[256];
+    bool one = false;
+    FILE *f = fopen("/proc/self/status", "re");
+    if (!f)
+        return false;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long a, b;
+        if (strncmp(line, "NSpid:", 6) == 0) {
+            one = sscanf(line + 6, "%lu %lu", &a, &b) == 1;
+            break;
+        }
+    }
+    fclose(f);
+    return one;
+}
+
+/* A BPF program that keeps a sample of the events only if the thread it
+ * is of belongs to process pid: the samples of switches then cost other
+ * programs' switches the program's few instructions, not a sample's
+ * copy. Its fd, or -errno (no CAP_BPF, say). */
+static int filter_of(pid_t pid)
+{
+    struct bpf_insn prog[] = {
+        /* r0 = bpf_get_current_pid_tgid() >> 32 (the process id) */
+        {.code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_current_pid_tgid},
+        {.code = BPF_ALU64 | BPF_RSH | BPF_K, .dst_reg = BPF_REG_0, .imm = 32},
+        /* return r0 == pid */
+        {.code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = BPF_REG_0, .off = 2, .imm = pid},
+        {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+        {.code = BPF_JMP | BPF_EXIT},
+        {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 1},
+        {.code = BPF_JMP | BPF_EXIT},
+    };
+    union bpf_attr a;
+    memset(&a, 0, sizeof a);
+    a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
+    a.insns = (uint64_t)(uintptr_t)prog;
+    a.insn_cnt = sizeof prog / sizeof prog[0];
+    a.license = (uint64_t)(uintptr_t) "MIT";
+    long fd = syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof a);
+    return fd < 0 ? -errno : (int)fd;
+}
+
 static int open_set(struct psample_set *s, uint64_t period_ns)
 {
     struct perf_event_attr a;
@@ -74,7 +128,7 @@ static int open_set(struct psample_set *s, uint64_t period_ns)
     for (int i = 0; i < s->n; i++) {
         struct psample *p = &s->cpu[i];
         p->fd = -1;
-        p->regs_only = period_ns == 0;
+        p->regs_only = period_ns == 0 || period_ns == UINT64_MAX;
         int e = perfring__open(&a, -1, i, PSAMPLE_PAGES, &p->fd, &p->ring);
         if (e == 0)
             opened++;
@@ -90,10 +144,30 @@ static int open_set(struct psample_set *s, uint64_t period_ns)
 
 int psample_set__open(struct psample_set *s, uint64_t period_ns)
 {
-    return open_set(s, period_ns ? period_ns : 1);
+    return open_set(s, period_ns && period_ns != UINT64_MAX ? period_ns : 1);
 }
 
-int psample_set__open_switches(struct psample_set *s) { return open_set(s, 0); }
+int psample_set__open_switches(struct psample_set *s, pid_t pid)
+{
+    int prog = initial_pid_ns() ? filter_of(pid) : -EINVAL;
+    if (prog >= 0) {
+        int err = open_set(s, 0);
+        for (int i = 0; err == 0 && i < s->n; i++)
+            if (s->cpu[i].fd >= 0 && ioctl(s->cpu[i].fd, PERF_EVENT_IOC_SET_BPF, prog) != 0)
+                err = -errno;
+        close(prog); /* (the events hold it) */
+        if (err == 0) {
+            s->switch_samples = true;
+            return 0;
+        }
+        psample_set__close(s);
+        if (err != -EINVAL && err != -EPERM && err != -EACCES && err != -EOPNOTSUPP)
+            return err;
+    }
+    /* No filter: the records alone (a sample of every switch on the
+     * machine would cost every program's switches about a microsecond). */
+    return open_set(s, UINT64_MAX);
+}
 
 void psample_set__close(struct psample_set *s)
 {

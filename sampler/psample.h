@@ -50,7 +50,9 @@
  * rest from the running thread (its older frames). */
 #define PSAMPLE_STACK 8192
 /* Data pages of a CPU's ring, read every tick: room for seven samples,
- * or for one and some 900 context switches (two records each). */
+ * or for one and some 900 context switches (two records each); with
+ * psample_set__open_switches, some 270 switches (two records and a
+ * sample of registers each). */
 #define PSAMPLE_PAGES 16
 
 /* One CPU's event. */
@@ -89,6 +91,7 @@ typedef void (*psample_fn)(void *ctx, const struct psample_rec *rec);
 struct psample_set {
     struct psample *cpu; /* one per CPU (fd -1 where it is offline) */
     int n;
+    bool switch_samples; /* psample_set__open_switches: with samples of switches */
 };
 
 /* Open the events of every online CPU, a sample per period_ns, disabled.
@@ -98,11 +101,17 @@ void psample_set__close(struct psample_set *s);
 
 /* The same events without sampling at instants: each CPU's context-switch
  * records, for telling which threads ran while stopping them to sample,
- * and a sample of the user registers (no stack) of each thread as it
- * leaves the CPU: a thread taken off its CPU while runnable (preempted)
- * is, until it gets a CPU again, where those registers say, and need not
- * be stopped to be sampled. Same rights needed, same errors. */
-int psample_set__open_switches(struct psample_set *s);
+ * and a sample of the user registers (no stack) of each of process pid's
+ * threads as it leaves the CPU: a thread taken off its CPU while runnable
+ * (preempted) is, until it gets a CPU again, where those registers say,
+ * and need not be stopped to be sampled. Other programs' switches are not
+ * sampled (a BPF program on the events drops their samples: a sample
+ * costs a switch about a microsecond, the program some 50 ns); where
+ * that filter cannot be set (no CAP_BPF, or hsspy in a PID namespace of
+ * its own, where its process ids are not the kernel's), the records
+ * alone, and s->switch_samples is false. Same rights needed, same
+ * errors. */
+int psample_set__open_switches(struct psample_set *s, pid_t pid);
 
 /* Start sampling. */
 void psample_set__enable(struct psample_set *s);

@@ -289,6 +289,8 @@ hsspy_figures() { # CONFIG -> sets F_* from that config's reports
     F_REPEATED=$(sed -n 's/.*idle: *\([0-9]*\) samples of threads that had not run.*/\1/p' "$f" | median)
     F_SOFT=$(sed -n 's/.*blocked: *\([0-9]*\) samples of threads blocked in a system call.*/\1/p' "$f" | median)
     F_REFUSED=$(sed -n 's/.*blocked: .*; \([0-9]*\) were stopped after all.*/\1/p' "$f" | median)
+    F_PREEMPT=$(sed -n 's/.*preempted: *\([0-9]*\) samples of threads waiting for a CPU.*/\1/p' "$f" | median)
+    F_PREEMPT_REFUSED=$(sed -n 's/.*preempted: .*; \([0-9]*\) were stopped after all.*/\1/p' "$f" | median)
     F_COPIED=$(field "$f" 's/.*copied: *\([0-9.]*\) KB .*per thread.*/\1/p')
     F_COPIED_TICK=$(field "$f" 's/.*copied: .*, \([0-9.]*\) KB per tick.*/\1/p')
     F_READS=$(field "$f" 's/.*memory read in \([0-9.]*\) process_vm_readv calls per stop.*/\1/p')
@@ -457,7 +459,11 @@ for c in $figs; do
         "$F_SAMPLES" "$F_THREADS" "${F_REPEATED:-0}"
     printf '              sample (previous stack reused), %s blocked in a call\n' \
         "${F_SOFT:-0}"
-    printf '              (copied while they slept; %s more were stopped after all)\n' "${F_REFUSED:-0}"
+    printf '              (copied while they slept; %s more were stopped after all), %s waiting\n' \
+        "${F_REFUSED:-0}" "${F_PREEMPT:-0}"
+    printf '              for a CPU since preempted (from that switch'"'"'s registers; %s more were\n' \
+        "${F_PREEMPT_REFUSED:-0}"
+    printf '              stopped after all)\n'
     printf '              copied from its memory: %s KB per thread sampled, %s KB per tick;\n' \
         "$F_COPIED" "$F_COPIED_TICK"
     printf '              %s process_vm_readv calls per stop, while the thread was stopped;\n' \

@@ -450,8 +450,9 @@ static uint64_t now_ns(void)
  * and the context switches of the napping thread (this one): how many
  * times it was given a CPU, left one to sleep, or was preempted. */
 struct mine {
-    pid_t tid, napper;
+    pid_t tid, napper, child;
     int n, others;
+    int foreign, child_switches; /* samples of other processes; switches of child */
     struct psample_hit hit;
     uint8_t stack[PSAMPLE_STACK];
     int ins, slept, preempted;
@@ -465,8 +466,12 @@ static void take_mine(void *ctx, const struct psample_rec *r)
         m->slept += !r->in && !r->preempted;
         m->preempted += r->preempted;
     }
+    if (r->type == PERF_RECORD_SWITCH_CPU_WIDE && m->child && r->pid == m->child)
+        m->child_switches++;
     if (r->type != PERF_RECORD_SAMPLE)
         return;
+    if (r->pid != getpid())
+        m->foreign++;
     if (r->tid != m->tid) {
         m->others++;
         return;
@@ -555,12 +560,13 @@ TEST(real_samples_and_rephase)
 /* Events of switches (psample_set__open_switches): this thread's naps,
  * each a time it left a CPU to sleep and was given one again, with a
  * sample of its registers as it left (no stack bytes: where it sleeps, on
- * its own stack); and the records written since a read, looked at (peek)
- * and then read all the same. */
+ * its own stack), while a child process that naps too has its switches
+ * recorded but never sampled; and the records written since a read,
+ * looked at (peek) and then read all the same. */
 TEST(real_switch_records)
 {
     struct psample_set s;
-    int err = psample_set__open_switches(&s);
+    int err = psample_set__open_switches(&s, getpid());
     if (err < 0) {
         if (not_allowed(err))
             UNIT_SKIP("perf events on every CPU are not allowed here (%s): per-thread events "
@@ -573,21 +579,38 @@ TEST(real_switch_records)
     CHECK_EQ_INT(m.ins, 0); /* disabled until enabled */
     CHECK_EQ_INT(m.n, 0);
     psample_set__enable(&s);
+    m.child = fork();
+    CHECK(m.child >= 0);
+    if (m.child == 0) {
+        for (int i = 0; i < 400; i++)
+            nap_ms(1);
+        _exit(0);
+    }
     collect(&s, &m, 300);
+    kill(m.child, SIGKILL);
+    waitpid(m.child, NULL, 0);
     if (m.slept < 55 || m.ins < 55)
         UNIT_FAIL("60 naps, seen leaving a CPU to sleep %d times and given one %d times "
                   "(preempted %d times)", m.slept, m.ins, m.preempted);
-    /* A sample each time it left a CPU (asleep or preempted). */
-    if (m.n < m.slept + m.preempted)
-        UNIT_FAIL("%d samples of this thread's switches, for %d times it left a CPU", m.n,
-                  m.slept + m.preempted);
-    CHECK_EQ_INT(m.hit.stack_len, 0);
-    uint64_t sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
-    /* Its stack pointer in the kernel's sleep: below this frame, within
-     * the few frames of nap_ms and the C library. */
-    if (!(m.hit.regs.rsp < sp && sp - m.hit.regs.rsp < 64 * 1024))
-        UNIT_FAIL("stack pointer of the newest sample %#llx, this frame's %#llx",
-                  (unsigned long long)m.hit.regs.rsp, (unsigned long long)sp);
+    if (m.child_switches < 100)
+        UNIT_FAIL("the napping child's switches: %d records", m.child_switches);
+    CHECK_EQ_INT(m.foreign, 0);
+    bool sampled = s.switch_samples;
+    if (sampled) {
+        /* A sample each time it left a CPU (asleep or preempted). */
+        if (m.n < m.slept + m.preempted)
+            UNIT_FAIL("%d samples of this thread's switches, for %d times it left a CPU", m.n,
+                      m.slept + m.preempted);
+        CHECK_EQ_INT(m.hit.stack_len, 0);
+        uint64_t sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+        /* Its stack pointer in the kernel's sleep: below this frame, within
+         * the few frames of nap_ms and the C library. */
+        if (!(m.hit.regs.rsp < sp && sp - m.hit.regs.rsp < 64 * 1024))
+            UNIT_FAIL("stack pointer of the newest sample %#llx, this frame's %#llx",
+                      (unsigned long long)m.hit.regs.rsp, (unsigned long long)sp);
+    } else {
+        CHECK_EQ_INT(m.n, 0); /* the records alone */
+    }
     /* The records since a read, looked at without reading them: one nap,
      * one more time given a CPU; told again by the next read. */
     psample_set__read(&s, take_mine, &m);
@@ -604,4 +627,7 @@ TEST(real_switch_records)
     if (!(after >= before + 1 && read >= after))
         UNIT_FAIL("times given a CPU since the read: %d before a nap, %d after, %d read then",
                   before, after, read);
+    if (!sampled)
+        UNIT_SKIP("the records checked; no samples of switches here: their BPF filter could "
+                  "not be set (no CAP_BPF, or not in the initial PID namespace)");
 }
