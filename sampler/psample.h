@@ -20,8 +20,11 @@
  * threads has run since the last tick, and whether it is on a CPU now, is
  * read from memory too: no /proc read, and no perf event on each thread
  * (whose context switch costs the thread about a microsecond more each
- * way: see tracee.c). A record costs whatever switches a few hundred
- * nanoseconds, whichever program it is of.
+ * way: see tracee.c). The records cost whatever switches, whichever
+ * program it is of: about a microsecond a switch on a 2-CPU PVM guest,
+ * and the events of psample_set__open_switches (which also sample the
+ * registers of the program's threads as they leave a CPU) about as much
+ * again (README, "Usage").
  *
  * Why every CPU and not every thread: a clock event per thread counts that
  * thread's CPU time, so its samples fall at fixed points of its work,
