@@ -305,8 +305,23 @@ TEST(each_record_with_its_thread)
     CHECK_EQ_INT(nseen, 4);
 }
 
-/* The samples of switches (a ring of psample_set__open_switches): user
- * registers and nothing after them; one cut short is no sample. */
+/* A sample of a switch (psample_set__open_switches) of thread 9 of
+ * process 8: time t, then the first nregs of the 18 user registers, from
+ * base up, and nothing after them. */
+static uint64_t put_regs_sample(uint64_t pos, uint64_t t, uint64_t base, int nregs)
+{
+    struct perf_event_header hd = {PERF_RECORD_SAMPLE, 0, (uint16_t)(8 + 8 + 8 + 8 + nregs * 8)};
+    uint64_t p = put_bytes(pos, &hd, sizeof hd);
+    p = put_u64(p, 9ull << 32 | 8); /* pid 8, tid 9 */
+    p = put_u64(p, t);
+    p = put_u64(p, PERF_SAMPLE_REGS_ABI_64);
+    for (int i = 0; i < nregs; i++)
+        p = put_u64(p, base + (uint64_t)i);
+    return p;
+}
+
+/* The samples of switches: user registers and nothing after them; one cut
+ * short is no sample. */
 TEST(registers_alone)
 {
     uint64_t tail = 0, h = 0;
@@ -315,20 +330,8 @@ TEST(registers_alone)
     memset(&src, 0, sizeof src);
     src.regs_only = true;
     nseen = 0;
-    struct perf_event_header hd = {PERF_RECORD_SAMPLE, 0, 8 + 8 + 8 + 8 + 18 * 8};
-    h = put_bytes(h, &hd, sizeof hd);
-    h = put_u64(h, 9ull << 32 | 8); /* pid 8, tid 9 */
-    h = put_u64(h, 77);
-    h = put_u64(h, PERF_SAMPLE_REGS_ABI_64);
-    for (int i = 0; i < 18; i++)
-        h = put_u64(h, 500 + (uint64_t)i);
-    struct perf_event_header cut = {PERF_RECORD_SAMPLE, 0, 8 + 8 + 8 + 8 + 17 * 8};
-    h = put_bytes(h, &cut, sizeof cut);
-    h = put_u64(h, 9ull << 32 | 8);
-    h = put_u64(h, 78);
-    h = put_u64(h, PERF_SAMPLE_REGS_ABI_64);
-    for (int i = 0; i < 17; i++)
-        h = put_u64(h, 600 + (uint64_t)i);
+    h = put_regs_sample(h, 77, 500, 18);
+    h = put_regs_sample(h, 78, 600, 17);
     psample__each(ring, RING, &tail, h, &src, note, NULL);
     CHECK_EQ_INT(tail, h);
     CHECK_EQ_INT(nseen, 2);
