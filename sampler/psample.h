@@ -107,13 +107,13 @@ void psample_set__close(struct psample_set *s);
  * and a sample of the user registers (no stack) of each of process pid's
  * threads as it leaves the CPU: a thread taken off its CPU while runnable
  * (preempted) is, until it gets a CPU again, where those registers say,
- * and need not be stopped to be sampled. Other programs' switches are not
- * sampled (a BPF program on the events drops their samples: a sample
- * costs a switch about a microsecond, the program some 50 ns); where
- * that filter cannot be set (no CAP_BPF, or hsspy in a PID namespace of
- * its own, where its process ids are not the kernel's), the records
- * alone, and s->switch_samples is false. Same rights needed, same
- * errors. */
+ * and need not be stopped to be sampled. Other programs' samples are
+ * dropped before they reach the ring (a BPF program on the events), though
+ * their switches still pay for the sample's preparation (about a
+ * microsecond a switch on a 2-CPU PVM guest); where that filter cannot be
+ * set (no CAP_BPF, or hsspy in a PID namespace of its own, where its
+ * process ids are not the kernel's), the records alone, and
+ * s->switch_samples is false. Same rights needed, same errors. */
 int psample_set__open_switches(struct psample_set *s, pid_t pid);
 
 /* Start sampling. */

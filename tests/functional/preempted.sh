@@ -4,8 +4,9 @@
 # one CPU (work, pinned with taskset; hsspy on another where there is one),
 # so at every tick one runs and two wait, most of them preempted since they
 # last ran. The report must count such samples (at least one for every
-# ten ticks: on a 2-CPU VM 213 to 251 in 990), and they must be right: every sample of the spinners in
-# outer -> middle, nearly all in leaf, no walk error.
+# ten ticks: on a 2-CPU VM 213 to 251 in 990), and they must be right:
+# every sample of the spinners in outer -> middle, nearly all in leaf, no
+# walk error.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
