@@ -621,7 +621,10 @@ struct tthread *tracee__find(struct tracee *t, pid_t tid) { return find(t, tid);
 
 void tracee__stopped_base(struct tracee *t, struct tthread *th)
 {
-    th->stop_base = th->state == 'R' && counters(t, th, &th->stop_run_ns, &th->stop_slices) == 0;
+    bool ok = (th->state == 'R' || th->state == 'S') &&
+              counters(t, th, &th->stop_run_ns, &th->stop_slices) == 0;
+    th->stop_base = ok && th->state == 'R';
+    th->stop_asleep = ok && th->state == 'S';
 }
 
 void tracee__settled(struct tracee *t, struct tthread *th)
@@ -632,8 +635,11 @@ void tracee__settled(struct tracee *t, struct tthread *th)
          * tick looks at it again rather than repeat this. */
         th->has_base = false;
         th->stop_base = false;
+        th->stop_asleep = false;
         return;
     }
+    bool asleep = th->stop_asleep;
+    th->stop_asleep = false;
     /* A running thread resumed runs on: counters read now would count
      * work done after the capture as seen. */
     if (th->stop_base) {
@@ -647,14 +653,21 @@ void tracee__settled(struct tracee *t, struct tthread *th)
     /* A thread /proc had blocked in a call when interrupted goes back to
      * sleep there once resumed, so counters read now are its base; unless
      * it was not blocked after all (a new thread that had not yet run
-     * shows its parent's clone call): then it ran on since its capture,
-     * and the next tick looks at it again. */
+     * shows its parent's clone call), or is not back in its call yet (it
+     * waits for a CPU since our stop woke it up): then the counters read
+     * during its stop are its base, and the next tick looks at it again
+     * only if it has been given a CPU since. (A thread woken only by our
+     * stop would otherwise be found running at the next tick, stopped,
+     * and sampled busy in its call.) */
     if (th->has_base && th->state == 'S' && th->soft_nr >= 0) {
         long nr = -1;
         uint64_t sp = 0, pc = 0;
         if (proc__syscall_fd(th->sys_fd, &nr, &sp, &pc, NULL) != PROC_BLOCKED ||
-            nr != th->soft_nr || sp != th->soft_sp || pc != th->soft_pc)
-            th->has_base = false;
+            nr != th->soft_nr || sp != th->soft_sp || pc != th->soft_pc) {
+            th->has_base = asleep;
+            th->base_run_ns = th->stop_run_ns;
+            th->base_slices = th->stop_slices;
+        }
     }
 }
 
@@ -706,6 +719,7 @@ bool tracee__interrupt_late(struct tracee *t, struct tthread *th)
     th->preempt = false;
     th->has_base = false;
     th->stop_base = false;
+    th->stop_asleep = false;
     if (th->run != TT_RUNNING || th->want)
         return false;
     if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) < 0) {
@@ -872,6 +886,7 @@ int tracee__send(struct tracee *t)
         }
         th->has_base = false;
         th->stop_base = false;
+        th->stop_asleep = false;
         if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) < 0) {
             if (errno != ESRCH)
                 t->st.ptrace_errors++;

@@ -84,9 +84,10 @@ struct tthread {
     bool has_base;
     uint64_t base_run_ns, base_slices;
     /* Its counters read while it was stopped (tracee__stopped_base), for a
-     * thread that was running: see tracee__settled. */
+     * thread that was running, or blocked in a call: see tracee__settled. */
     bool stop_base;
     uint64_t stop_run_ns, stop_slices;
+    bool stop_asleep; /* ... read for a thread blocked in a call (state S) */
     bool unchanged;   /* this tick: skipped because it has not run */
     uint32_t stack_want; /* C stack bytes to capture next time (0: default) */
     /* The ranges beyond its C stack that its last capture needed (its
@@ -283,7 +284,9 @@ void tracee__soft_refuse(struct tthread *th, uint64_t pc);
 /* While a thread that was running (state R) is stopped for its sample: note
  * its scheduler counters. If they have not moved at the next tick, it has
  * not run a single instruction since its capture (a runnable thread kept
- * waiting for a CPU): its sample is repeated and it is not stopped. */
+ * waiting for a CPU): its sample is repeated and it is not stopped. So too
+ * for one blocked in a call (state S) that is not back in it when it
+ * settles (tracee__settled). */
 void tracee__stopped_base(struct tracee *t, struct tthread *th);
 
 /* Note where a thread's scheduler counters stand now that its sample is
