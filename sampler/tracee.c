@@ -494,7 +494,19 @@ int tracee__drain(struct tracee *t)
         tracee__handle(t, tid, status);
         n++;
     }
+    t->reaped = tid == 0;
     return n;
+}
+
+/* sigtimedwait for the signals of tracee__signal_set, noting a SIGCHLD
+ * taken (see t->reaped). */
+static int wait_signal(struct tracee *t, const sigset_t *set, uint64_t left_ns)
+{
+    struct timespec ts = {(time_t)(left_ns / 1000000000u), (long)(left_ns % 1000000000u)};
+    int sig = sigtimedwait(set, NULL, &ts);
+    if (sig == SIGCHLD)
+        t->reaped = false;
+    return sig;
 }
 
 int tracee__wait(struct tracee *t, uint64_t deadline_ns)
@@ -502,13 +514,12 @@ int tracee__wait(struct tracee *t, uint64_t deadline_ns)
     sigset_t set;
     tracee__signal_set(&set);
     for (;;) {
-        tracee__drain(t);
+        if (!t->reaped)
+            tracee__drain(t);
         uint64_t now = tracee__now_ns();
         if (now >= deadline_ns || t->exited)
             return 0;
-        uint64_t left = deadline_ns - now;
-        struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
-        int sig = sigtimedwait(&set, NULL, &ts);
+        int sig = wait_signal(t, &set, deadline_ns - now);
         if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
             return sig;
         if (sig < 0 && errno == EAGAIN)
@@ -974,6 +985,10 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
             if (t->th[i].want)
                 tids[ntids++] = t->th[i].tid;
     bool woken = false; /* by a SIGCHLD since the last look */
+    /* The stops just asked for cannot all have come yet: when every event
+     * so far has its SIGCHLD pending, sleep first (a SIGCHLD already there
+     * ends the sleep at once), rather than look and find nothing. */
+    bool sleep_first = t->reaped && !spin;
 
     uint64_t quiet_until = spin_from + quiet_ns;
 
@@ -992,14 +1007,18 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
             if (woken && got == 0)
                 got = tracee__drain(t);
             woken = false;
+        } else if (sleep_first) {
+            got = 0;
         } else {
             pid_t tid = waitpid(-1, &status, WNOHANG | __WALL);
             if (tid < 0 && errno == ECHILD)
                 break; /* nothing traced any more */
             if (tid > 0)
                 tracee__handle(t, tid, status);
+            t->reaped = tid == 0;
             got = tid > 0;
         }
+        sleep_first = false;
         if (got > 0) {
             spin_from = tracee__now_ns();
             quiet_until = spin_from + quiet_ns;
@@ -1020,9 +1039,7 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
          * thread needs to reach its stop. */
         if (spin && now - spin_from < 50000u)
             continue;
-        uint64_t left = deadline_ns - now;
-        struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
-        int sig = sigtimedwait(&set, NULL, &ts);
+        int sig = wait_signal(t, &set, deadline_ns - now);
         if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && sig_out)
             *sig_out = sig;
         woken = sig == SIGCHLD;
@@ -1039,6 +1056,7 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
         sigemptyset(&chld);
         sigaddset(&chld, SIGCHLD);
         sigtimedwait(&chld, NULL, &zero);
+        t->reaped = false;
     }
     return (int)count_wanted(t);
 }

@@ -189,6 +189,11 @@ struct tracee {
     long machine_running; /* threads running on the machine at the last interrupt
                            * (0: not read, the target's own took every CPU) */
     bool collecting; /* inside tracee__collect (stops then are on time) */
+    /* A wait for any tracee has found nothing since the last SIGCHLD was
+     * taken: every event since has its SIGCHLD still pending, so a wait
+     * for events may sleep without looking first (each look is a system
+     * call, a few microseconds on a VM). False until the first such wait. */
+    bool reaped;
     /* Set by the caller: sample a thread blocked in any system call
      * without a stop (otherwise only those in calls a stop would break). */
     bool sample_blocked;
