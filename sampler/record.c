@@ -733,14 +733,19 @@ static int wait_tick(struct recorder *r, uint64_t when, uint64_t *next_poll,
     }
 }
 
+/* Ticks between two reads of hsspy's CPU clock, when capped (loop). */
+#define CAP_TICKS 8
+
 static void loop(struct recorder *r)
 {
     const double period = 1e9 / r->o->rate_hz;
     uint64_t end = r->o->duration_s > 0 ? r->t0_ns + (uint64_t)(r->o->duration_s * 1e9) : 0;
     double next = (double)r->t0_ns;
     uint64_t not_before = 0;
-    /* (hsspy's CPU clock at the end of the last tick, when capped) */
-    uint64_t cpu_prev = r->capped ? cpu_now_ns() : 0;
+    /* (When capped: hsspy's CPU clock as the ticks counted in cap_n began,
+     * and when they began.) */
+    uint64_t cpu_prev = r->capped ? cpu_now_ns() : 0, cap_from = tracee__now_ns();
+    unsigned cap_n = 0;
     /* A live view is drawn at once (empty), then every refresh_ns. */
     uint64_t next_poll = r->t0_ns, next_refresh = r->t0_ns;
 
@@ -781,16 +786,19 @@ static void loop(struct recorder *r)
          * so that the cost per tick is the steady one. */
         if (r->p.ticks == 1)
             r->p.first_tick_cpu_ns = self_cpu_ns() - r->cpu0_ns;
-        if (r->capped) {
+        if (r->capped && ++cap_n == CAP_TICKS) {
             /* At real-time priority nothing else gets hsspy's CPU while it
              * works, and at a raised one little else: never more than half
-             * of it. After a tick and the wait before it took d of CPU, the
-             * next comes d later at the earliest (ticks that cannot come in
-             * time count as missed). One read of the clock a tick: it is a
+             * of it. When CAP_TICKS ticks (and the waits between) took d of
+             * CPU since they began at cap_from, the next comes at cap_from +
+             * 2d at the earliest (ticks that cannot come in time count as
+             * missed). The clock is read once every CAP_TICKS ticks: it is a
              * system call (no vDSO for a thread's CPU clock). */
-            uint64_t cpu = cpu_now_ns();
-            not_before = tracee__now_ns() + (cpu - cpu_prev);
+            uint64_t cpu = cpu_now_ns(), now = tracee__now_ns();
+            not_before = cap_from + 2 * (cpu - cpu_prev);
             cpu_prev = cpu;
+            cap_from = not_before > now ? not_before : now;
+            cap_n = 0;
         }
         progress(r, tracee__now_ns(), false);
         if (sig) {
