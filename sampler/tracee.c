@@ -740,6 +740,7 @@ bool tracee__interrupt_late(struct tracee *t, struct tthread *th)
     }
     th->want = true;
     th->t_interrupt_ns = tracee__now_ns();
+    th->sent_on_cpu = false; /* (not known: it may wait for a CPU) */
     return true;
 }
 
@@ -905,6 +906,7 @@ int tracee__send(struct tracee *t)
         }
         th->want = true;
         th->t_interrupt_ns = now;
+        th->sent_on_cpu = switches_known(t, th) && th->cs.where == CS_ON_CPU;
         n++;
     }
     return n;
@@ -964,6 +966,17 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
      * threads; when unknown, the target's alone decide. */
     bool spin = t->runnable < ncpus() &&
                 (t->machine_running <= 0 || t->machine_running <= ncpus());
+    /* Nor does polling take anything from threads that are all on a CPU
+     * (another one: hsspy has this one), as their records said at the
+     * interrupt: they stop within microseconds. A sleep instead costs the
+     * thread hsspy took this CPU from two more context switches, and
+     * hsspy its CPU for a millisecond or more when the stop comes as it
+     * goes to sleep: woken before it slept, it is scheduled anew, and after
+     * the tick's work the scheduler no longer counts it as owed CPU. */
+    bool all_on_cpu = true;
+    for (size_t i = 0; i < t->n && all_on_cpu; i++)
+        all_on_cpu = !t->th[i].want || t->th[i].sent_on_cpu;
+    spin = spin || all_on_cpu;
     size_t wanted = count_wanted(t);
     /* (Threads are wanted only by the interrupts before: the list of
      * them, for asking one by one, cannot grow while we collect.) */
@@ -1035,8 +1048,9 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
         /* A running thread stops within microseconds: poll for a moment
          * rather than sleep, since waking up from a sleep costs more than
          * the stop itself and the threads wait stopped meanwhile. Only with
-         * a CPU to spare: otherwise polling takes the CPU that a target
-         * thread needs to reach its stop. */
+         * a CPU to spare, or with the threads all on a CPU (see above):
+         * otherwise polling takes the CPU that a target thread needs to
+         * reach its stop. */
         if (spin && now - spin_from < 50000u)
             continue;
         int sig = wait_signal(t, &set, deadline_ns - now);

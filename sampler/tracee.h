@@ -77,6 +77,7 @@ struct tthread {
      * (blocked in a system call), or another /proc stat letter. */
     char state;
     uint64_t t_interrupt_ns; /* when the interrupt was sent (for pause figures) */
+    bool sent_on_cpu;        /* ... when its records said it was on a CPU */
     /* Scheduler counters when the thread last settled after a sample; if
      * they have not moved, it has not run since and need not be stopped.
      * From its context-switch ring if it has one (run_ns UINT64_MAX, slices
