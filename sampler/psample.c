@@ -32,7 +32,7 @@
  * leaves the CPU, without its stack (a sample taken in the scheduler, so
  * kernel mode must not be excluded), besides the switch records; or
  * (UINT64_MAX) a dummy event, the switch records alone. */
-static void attr(struct perf_event_attr *a, uint64_t period_ns)
+static void attr(struct perf_event_attr *a, uint64_t period_ns, size_t pages)
 {
     memset(a, 0, sizeof *a);
     a->size = sizeof *a;
@@ -61,7 +61,7 @@ static void attr(struct perf_event_attr *a, uint64_t period_ns)
     a->disabled = 1; /* until psample_set__enable */
     /* Read every tick, never waited on: no wake-up until nearly full. */
     a->watermark = 1;
-    a->wakeup_watermark = (uint32_t)((PSAMPLE_PAGES - 1) * perfring__page_size());
+    a->wakeup_watermark = (uint32_t)((pages - 1) * perfring__page_size());
 }
 
 /* Whether hsspy is in the initial PID namespace, where the process ids it
@@ -114,7 +114,7 @@ static int filter_of(pid_t pid)
     return fd < 0 ? -errno : (int)fd;
 }
 
-static int open_set(struct psample_set *s, uint64_t period_ns)
+static int open_set(struct psample_set *s, uint64_t period_ns, size_t pages)
 {
     struct perf_event_attr a;
     long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -125,13 +125,14 @@ static int open_set(struct psample_set *s, uint64_t period_ns)
     if (!s->cpu)
         return -ENOMEM;
     s->n = (int)n;
-    attr(&a, period_ns);
+    attr(&a, period_ns, pages);
     int opened = 0, err = 0;
     for (int i = 0; i < s->n; i++) {
         struct psample *p = &s->cpu[i];
         p->fd = -1;
         p->regs_only = period_ns == 0 || period_ns == UINT64_MAX;
-        int e = perfring__open(&a, -1, i, PSAMPLE_PAGES, &p->fd, &p->ring);
+        p->pages = pages;
+        int e = perfring__open(&a, -1, i, pages, &p->fd, &p->ring);
         if (e == 0)
             opened++;
         else if (e != -ENODEV && e != -EINVAL) /* (an offline CPU) */
@@ -146,14 +147,30 @@ static int open_set(struct psample_set *s, uint64_t period_ns)
 
 int psample_set__open(struct psample_set *s, uint64_t period_ns)
 {
-    return open_set(s, period_ns && period_ns != UINT64_MAX ? period_ns : 1);
+    return open_set(s, period_ns && period_ns != UINT64_MAX ? period_ns : 1, PSAMPLE_PAGES);
 }
 
-int psample_set__open_switches(struct psample_set *s, pid_t pid)
+size_t psample__switch_pages(uint64_t period_ns, long ncpus)
 {
+    uint64_t need = (period_ns + PSAMPLE_SWITCH_SPAN_NS - 1) / PSAMPLE_SWITCH_SPAN_NS;
+    size_t pages = PSAMPLE_PAGES;
+    while (need > 1 && pages < PSAMPLE_MAX_PAGES) {
+        pages *= 2;
+        need = (need + 1) / 2;
+    }
+    while (ncpus > 0 && pages > PSAMPLE_PAGES &&
+           pages * (uint64_t)ncpus > PSAMPLE_BUDGET_PAGES)
+        pages /= 2;
+    return pages;
+}
+
+int psample_set__open_switches(struct psample_set *s, pid_t pid, size_t pages)
+{
+    if (pages < PSAMPLE_PAGES || pages & (pages - 1))
+        pages = PSAMPLE_PAGES;
     int prog = initial_pid_ns() ? filter_of(pid) : -EINVAL;
     if (prog >= 0) {
-        int err = open_set(s, 0);
+        int err = open_set(s, 0, pages);
         for (int i = 0; err == 0 && i < s->n; i++)
             if (s->cpu[i].fd >= 0 && ioctl(s->cpu[i].fd, PERF_EVENT_IOC_SET_BPF, prog) != 0)
                 err = -errno;
@@ -168,13 +185,13 @@ int psample_set__open_switches(struct psample_set *s, pid_t pid)
     }
     /* No filter: the records alone (every switch on the machine would
      * fill the rings with samples, to be skipped). */
-    return open_set(s, UINT64_MAX);
+    return open_set(s, UINT64_MAX, pages);
 }
 
 void psample_set__close(struct psample_set *s)
 {
     for (int i = 0; i < s->n; i++)
-        perfring__close(&s->cpu[i].fd, &s->cpu[i].ring, PSAMPLE_PAGES);
+        perfring__close(&s->cpu[i].fd, &s->cpu[i].ring, s->cpu[i].pages);
     free(s->cpu);
     memset(s, 0, sizeof *s);
 }
@@ -325,8 +342,8 @@ static const uint8_t *data_of(const struct psample *p, uint64_t *size)
 {
     const struct perf_event_mmap_page *pg = p->ring;
     uint64_t off = pg->data_offset ? pg->data_offset : perfring__page_size();
-    uint64_t sz = pg->data_size ? pg->data_size : PSAMPLE_PAGES * perfring__page_size();
-    if (!sz || sz & (sz - 1) || off + sz > (1 + PSAMPLE_PAGES) * perfring__page_size())
+    uint64_t sz = pg->data_size ? pg->data_size : p->pages * perfring__page_size();
+    if (!sz || sz & (sz - 1) || off + sz > (1 + p->pages) * perfring__page_size())
         return NULL;
     *size = sz;
     return (const uint8_t *)p->ring + off;

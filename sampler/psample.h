@@ -57,6 +57,14 @@
  * psample_set__open_switches, some 270 switches (two records and a
  * sample of registers each). */
 #define PSAMPLE_PAGES 16
+/* The switch events' rings are read every tick too, and a longer tick
+ * holds more switches: 16 pages for each PSAMPLE_SWITCH_SPAN_NS of a tick
+ * (rounded up to a power of two), up to PSAMPLE_MAX_PAGES a CPU and
+ * PSAMPLE_BUDGET_PAGES over all CPUs (but never fewer than 16). On the
+ * bench workload at 20 Hz, 16 pages lost records at 3 ticks of 160. */
+#define PSAMPLE_SWITCH_SPAN_NS 10000000u
+#define PSAMPLE_MAX_PAGES 128
+#define PSAMPLE_BUDGET_PAGES 1024
 
 /* One CPU's event. */
 struct psample {
@@ -65,6 +73,7 @@ struct psample {
     uint64_t tail; /* how far the records have been read */
     uint64_t peek; /* ... and looked at since (psample_set__peek) */
     bool regs_only; /* its samples have no stack bytes (switches' samples) */
+    size_t pages;   /* data pages of its ring */
 };
 
 /* A sample found in a ring. */
@@ -113,8 +122,14 @@ void psample_set__close(struct psample_set *s);
  * microsecond a switch on a 2-CPU PVM guest); where that filter cannot be
  * set (no CAP_BPF, or hsspy in a PID namespace of its own, where its
  * process ids are not the kernel's), the records alone, and
- * s->switch_samples is false. Same rights needed, same errors. */
-int psample_set__open_switches(struct psample_set *s, pid_t pid);
+ * s->switch_samples is false. Same rights needed, same errors. Each
+ * CPU's ring has `pages` data pages (a power of two; PSAMPLE_PAGES if
+ * not). */
+int psample_set__open_switches(struct psample_set *s, pid_t pid, size_t pages);
+
+/* The data pages a CPU's ring of switch events needs for ticks period_ns
+ * apart, on a machine of ncpus CPUs (see PSAMPLE_SWITCH_SPAN_NS). */
+size_t psample__switch_pages(uint64_t period_ns, long ncpus);
 
 /* Start sampling. */
 void psample_set__enable(struct psample_set *s);

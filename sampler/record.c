@@ -1043,7 +1043,10 @@ int record__run(const struct record_opts *o)
     if (r.pss.n)
         r.t.pss = r.t.sw = &r.pss;
     else if (!o->no_perf_events && !o->per_thread_events && !o->snapshot &&
-             psample_set__open_switches(&r.sws, pid) == 0)
+             psample_set__open_switches(
+                 &r.sws, pid,
+                 psample__switch_pages((uint64_t)(1e9 / o->rate_hz),
+                                       sysconf(_SC_NPROCESSORS_CONF))) == 0)
         r.t.sw = &r.sws;
     r.t.switch_records = !o->no_perf_events && !o->snapshot && !r.t.sw;
     r.p.pid = pid;

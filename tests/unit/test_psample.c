@@ -560,6 +560,53 @@ TEST(real_samples_and_rephase)
         UNIT_FAIL("%d samples in 300 ms at a 20 ms period (%d at 1 ms)", slow, fast);
 }
 
+/* The switch events' rings grow with the tick: 16 pages for each 10 ms
+ * of it, rounded up to a power of two, at most 128 a CPU and 1024 in all,
+ * never fewer than 16. */
+TEST(switch_pages)
+{
+    CHECK_EQ_INT((int)psample__switch_pages(1000000, 2), 16);     /* 1 kHz */
+    CHECK_EQ_INT((int)psample__switch_pages(10000000, 2), 16);    /* 100 Hz */
+    CHECK_EQ_INT((int)psample__switch_pages(10000001, 2), 32);
+    CHECK_EQ_INT((int)psample__switch_pages(20000000, 2), 32);    /* 50 Hz */
+    CHECK_EQ_INT((int)psample__switch_pages(50000000, 2), 128);   /* 20 Hz: 5 spans, 8 */
+    CHECK_EQ_INT((int)psample__switch_pages(1000000000, 2), 128); /* 1 Hz: the cap */
+    CHECK_EQ_INT((int)psample__switch_pages(50000000, 16), 64);   /* the budget */
+    CHECK_EQ_INT((int)psample__switch_pages(50000000, 64), 16);
+    CHECK_EQ_INT((int)psample__switch_pages(50000000, 4096), 16); /* never fewer */
+    CHECK_EQ_INT((int)psample__switch_pages(50000000, -1), 128);  /* CPUs unknown */
+}
+
+/* A set of switch events has rings of the pages asked for (a power of
+ * two; 16 otherwise), as the kernel reports them. */
+TEST(real_switch_ring_pages)
+{
+    size_t asked[] = {64, 48};
+    size_t got[] = {64, PSAMPLE_PAGES};
+    for (int k = 0; k < 2; k++) {
+        struct psample_set s;
+        int err = psample_set__open_switches(&s, getpid(), asked[k]);
+        if (err < 0) {
+            if (not_allowed(err))
+                UNIT_SKIP("perf events on every CPU are not allowed here (%s): per-thread "
+                          "events tell", strerror(-err));
+            UNIT_FAIL("psample_set__open_switches: %s", strerror(-err));
+        }
+        int open = 0;
+        for (int i = 0; i < s.n; i++) {
+            if (s.cpu[i].fd < 0)
+                continue;
+            open++;
+            const struct perf_event_mmap_page *pg = s.cpu[i].ring;
+            if (pg->data_size != got[k] * (uint64_t)sysconf(_SC_PAGESIZE))
+                UNIT_FAIL("%zu pages asked: CPU %d's ring has %llu bytes of data", asked[k], i,
+                          (unsigned long long)pg->data_size);
+        }
+        CHECK(open > 0);
+        psample_set__close(&s);
+    }
+}
+
 /* Events of switches (psample_set__open_switches): this thread's naps,
  * each a time it left a CPU to sleep and was given one again, with a
  * sample of its registers as it left (no stack bytes: where it sleeps, on
@@ -569,7 +616,7 @@ TEST(real_samples_and_rephase)
 TEST(real_switch_records)
 {
     struct psample_set s;
-    int err = psample_set__open_switches(&s, getpid());
+    int err = psample_set__open_switches(&s, getpid(), 0);
     if (err < 0) {
         if (not_allowed(err))
             UNIT_SKIP("perf events on every CPU are not allowed here (%s): per-thread events "

@@ -1,0 +1,39 @@
+# switch_ring - the per-CPU switch events' rings are read once a tick, so a
+# longer tick needs a larger ring: at 20 Hz, four threads napping 100 us at
+# a time (switcher: thousands of switches a second, a record and a sample of
+# registers each) overflowed the 16 pages a ring had at every tick (80 of
+# 80 on a 2-CPU VM), and hsspy asked /proc instead. With rings sized by the
+# tick, no tick loses records, and the nappers' samples (with --idle, a
+# sample of each at every tick, its stack read) are all where they nap.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+if ! cpu_events_allowed; then
+    skip "all" "perf events on every CPU are not allowed here: a ring per thread tells"
+    exit 0
+fi
+# (The rings share a budget of 1024 pages: past 8 CPUs, each gets fewer
+# than the 128 this load needs on the CPUs it runs on.)
+if [ "$(nproc)" -gt 8 ]; then
+    skip "all" "$(nproc) CPUs: each ring gets less than this load needs at 20 Hz"
+    exit 0
+fi
+
+"$HSSPY" record -q -F 20 --idle -f raw -o "$T/rec.raw" -- "$W/switcher" 4 100 4 >"$T/out" 2>"$T/err"
+check_status "record" $? "$T/err"
+"$HSSPY" report -f report -o "$T/report" "$T/rec.raw" 2>"$T/err"
+check_status "report" $? "$T/err"
+"$HSSPY" report -f folded --threads --idle -o "$T/folded" "$T/rec.raw" 2>"$T/err"
+check_status "folded" $? "$T/err"
+
+ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$T/report" | head -n1)
+check "ticks" "${ticks:-no} ticks in 4 s at 20 Hz" test "${ticks:-0}" -ge 60
+check "per-cpu-records" "$(grep -m1 'switches:' "$T/report" || echo 'no switches: line')" \
+    grep -q 'context-switch records of the per-CPU perf events' "$T/report"
+check "none-lost" "$(grep -m1 'switches:' "$T/report")" \
+    lacks_line "$T/report" 'records lost at'
+grep 'switch_loop' "$T/folded" >"$T/nappers"
+all=$(total_count "$T/nappers")
+in_nap=$(count_matching "$T/nappers" ';switch_loop;switch_nap(;|$| )')
+check "frames" "$in_nap of $all nappers' samples in switch_loop;switch_nap" \
+    test "$all" -ge $((4 * ticks * 9 / 10)) -a "$in_nap" = "$all"
