@@ -296,6 +296,8 @@ static void take_sample(void *arg, const struct psample_rec *r)
             th->in_t_ns = r->t_ns;
         /* (The rings are read one CPU after another: a thread that moved
          * left one CPU before it was given the other.) */
+        if (th->waking && !r->in && !r->preempted && !th->back_ns && r->t_ns >= th->resumed_ns)
+            th->back_ns = r->t_ns; /* back to sleep after our stop woke it */
         if (r->t_ns >= th->sw_t_ns) {
             th->sw_t_ns = r->t_ns;
             th->cs.where = r->in ? CS_ON_CPU : r->preempted ? CS_PREEMPTED : CS_ASLEEP;
@@ -321,6 +323,7 @@ static void resume(struct tracee *t, struct tthread *th)
     int sig = th->pending_sig;
     th->pending_sig = 0;
     th->want = false;
+    th->resumed_ns = tracee__now_ns();
     if (ptrace(PTRACE_CONT, th->tid, 0, (void *)(long)sig) < 0) {
         if (errno == ESRCH) {
             /* Died while stopped (SIGKILL): its exit status follows. */
@@ -640,6 +643,7 @@ void tracee__stopped_base(struct tracee *t, struct tthread *th)
 
 void tracee__settled(struct tracee *t, struct tthread *th)
 {
+    th->waking = false;
     if (th->sampled) {
         /* Captured as of a sampling instant, which may be most of a tick
          * ago: it may have run since (and gone to sleep, say), so the next
@@ -651,6 +655,9 @@ void tracee__settled(struct tracee *t, struct tthread *th)
     }
     bool asleep = th->stop_asleep;
     th->stop_asleep = false;
+    th->waking = asleep;
+    th->waking_slices = th->stop_slices;
+    th->back_ns = 0;
     /* A running thread resumed runs on: counters read now would count
      * work done after the capture as seen. */
     if (th->stop_base) {
@@ -795,7 +802,9 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
          * that sample is its capture, whatever it did after (blocked in a
          * call since, it is still sampled at that instant: each tick shows
          * every thread as of one random instant, as far as it can). */
-        bool hit = t->pss && th->hit_new && th->fs_base;
+        /* (Not one taken before its last stop, on its way to it: the
+         * capture of the stop is newer.) */
+        bool hit = t->pss && th->hit_new && th->fs_base && th->hit.t_ns > th->resumed_ns;
         th->sampled = hit;
         /* A thread that has not run since its last sample keeps its state
          * and its stack: its ring, or one cheap schedstat read, decides.
@@ -814,6 +823,36 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
             counted = counters_as(t, th, &run, &slices, true) == 0;
         if (counted && t->switch_records)
             switch_rate(t, th, slices);
+        /* Stopped while blocked in a call, which the stop woke it from:
+         * until it is back in the call (asleep since its first switch to
+         * sleep after the resume, back_ns), it does in the kernel what our
+         * stop made it do, its user state the one the stop captured, where
+         * without hsspy it would have slept all along. So a perf sample of
+         * it on its way back is not its own, and while it is on its way
+         * (given a CPU at most once since the stop, waiting for one or on
+         * one: /proc cannot tell, a thread that waits for a CPU to restart
+         * its call shows the call) or back and not given a CPU again, its
+         * sample from the stop is repeated, without a stop. On a busy
+         * machine the threads a first tick stopped can take ticks to get a
+         * CPU for that, and were sampled running. (A thread whose call
+         * ended just as it was stopped is shown in the call until it
+         * leaves its CPU: rare.) */
+        bool waking = th->waking;
+        th->waking = false;
+        if (waking && counted && known && skip_unchanged) {
+            bool back = th->back_ns != 0;
+            if (hit && (!back || th->hit.t_ns < th->back_ns))
+                hit = th->sampled = false;
+            if ((!back && slices <= th->waking_slices + 1) ||
+                (back && th->in_t_ns <= th->back_ns)) {
+                th->waking = !back;
+                th->has_base = true; /* (back: as the stop left it, since) */
+                th->base_run_ns = run;
+                th->base_slices = slices;
+                th->unchanged = true;
+                continue;
+            }
+        }
         /* (Not given a CPU since, and not on one all along.) */
         if (counted && skip_unchanged && th->has_base && !hit && run == th->base_run_ns &&
             slices == th->base_slices && !(known && th->cs.where == CS_ON_CPU)) {

@@ -89,6 +89,13 @@ struct tthread {
     bool stop_base;
     uint64_t stop_run_ns, stop_slices;
     bool stop_asleep; /* ... read for a thread blocked in a call (state S) */
+    /* Stopped while blocked in a call, which our stop woke it from: on its
+     * way back to the call until it has been given a CPU once since the
+     * stop (its counters then: waking_slices) and left it (tracee__look). */
+    bool waking;
+    uint64_t waking_slices;
+    uint64_t back_ns;    /* waking: when it left its CPU to sleep since (0: not yet) */
+    uint64_t resumed_ns; /* when it was last resumed from a stop (CLOCK_MONOTONIC) */
     bool unchanged;   /* this tick: skipped because it has not run */
     uint32_t stack_want; /* C stack bytes to capture next time (0: default) */
     /* The ranges beyond its C stack that its last capture needed (its

@@ -103,6 +103,29 @@ waiting=$(count_matching "$T/w.folded" ';start_thread;waiter;wait_forever;pthrea
 check "waiters-through-wait-forever" "$waiting waiter samples through wait_forever, $main of the busy thread (spin_main): $(sort -t' ' -k2 -rn "$T/w.folded" | head -n3 | cut -c1-200 | tr '\n' '|')" \
     test "$main" -ge 100 -a "$waiting" -ge $((50 * main * 9 / 10)) -a $((waiting + main)) -ge $((99 * $(total_count "$T/w.folded") / 100))
 
+# The first tick stops every thread, which wakes each waiter from its wait:
+# it goes back, in the kernel, once it gets a CPU. With the waiters and the
+# busy thread on one CPU and hsspy on another, at 1 kHz, many get it only
+# ticks later, and a perf sample of one on its way back (or a repeat of it
+# while it waited for the CPU) showed it on a CPU, at the first ticks, in
+# about half the runs. What our stop made it do is not its own: its sample
+# from the stop stands until it is back.
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+    bg taskset -c 0 "$W/waiters" 6 50 >"$T/p.out"
+    pid=$!
+    wait_for_line "$T/p.out" '^ready' || fail "pinned-setup" "workload did not start"
+    taskset -c 1 "$HSSPY" record -q -F 1000 -d 1 --nonblocking --idle -p "$pid" -f report \
+        -o "$T/p.report" 2>"$T/p.err"
+    check_status "pinned-exit-status" $? "$T/p.err"
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    oncpu=$(grep -Ec '^thread [0-9]+ \(waiter\): [0-9]+ samples, on CPU 0\.0%' "$T/p.report")
+    check "pinned-waiters-not-on-cpu" "$oncpu of 50 waiters shown on a CPU 0.0% of their samples: $(grep -E '\(waiter\): .*on CPU 0\.[0-9]*[1-9]' "$T/p.report" | head -n 2 | tr '\n' '|')" \
+        test "$oncpu" = 50
+else
+    skip "pinned-waiters-not-on-cpu" "needs taskset and two CPUs"
+fi
+
 # Not allowed to watch every CPU (another user than root, where
 # perf_event_paranoid is above 0): one line saying what to do, a non-zero
 # exit, and the command never run.
