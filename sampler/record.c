@@ -397,6 +397,13 @@ static const struct user_regs_struct *on_stop(void *arg, struct tthread *th)
     capture__remember(&r->cap, th, tc);
     if (!tc->err)
         tracee__stopped_base(&r->t, th);
+    /* Its stop began when it left its CPU, which the switch records peeked
+     * just now tell (the record is written before the stop is complete,
+     * and PTRACE_GETREGS waits for that): hsspy may see the stop a little
+     * before (polling) or long after (woken by its SIGCHLD). Without
+     * them, from when hsspy saw it. */
+    if (th->out_peeked_ns > th->t_interrupt_ns && th->out_peeked_ns < tc->t_stop_ns + 1000000u)
+        tc->t_stop_ns = th->out_peeked_ns;
     tc->reads = (uint32_t)(remote__calls() - reads);
     tc->t_resume_ns = tracee__now_ns();
     return tc->err ? NULL : &tc->regs;

@@ -173,16 +173,18 @@ static bool switches_known(const struct tracee *t, const struct tthread *th)
 }
 
 /* A record written since the tick's read of t->sw (psample_set__peek):
- * a thread given a CPU since, or records lost. */
+ * a thread given a CPU since, or leaving one (when), or records lost. */
 static void peek_record(void *arg, const struct psample_rec *r)
 {
     struct tracee *t = arg;
     if (r->type == PERF_RECORD_LOST) {
         t->sw_peek_lost = true;
-    } else if (r->type == PERF_RECORD_SWITCH_CPU_WIDE && r->in && r->pid == t->pid) {
+    } else if (r->type == PERF_RECORD_SWITCH_CPU_WIDE && r->pid == t->pid) {
         struct tthread *th = find_indexed(t, r->tid);
-        if (th)
+        if (th && r->in)
             th->ins_peeked++;
+        else if (th && r->t_ns > th->out_peeked_ns)
+            th->out_peeked_ns = r->t_ns;
     }
 }
 

@@ -66,6 +66,7 @@ struct tthread {
     uint64_t sw_t_ns; /* t->sw: when the switch that set cs.where was */
     uint64_t in_t_ns; /* t->sw: when it was last given a CPU */
     uint32_t ins_peeked; /* t->sw: times given a CPU since the tick's read */
+    uint64_t out_peeked_ns; /* ... and when it last left one, as peeked */
     bool fd_short;    /* some of its kept files were not opened: see tracee__fd_limit */
     bool cs_tried;    /* opened, or refused (not tried again) */
     bool cs_busy;     /* closed for switching too often: reopened once quiet */
