@@ -127,6 +127,8 @@ struct profile {
     uint64_t preempt;      /* samples of threads waiting for a CPU since they were
                             * preempted, from that switch's registers: not stopped */
     uint64_t preempt_refused; /* ... stopped after all (given a CPU while read) */
+    uint64_t calls_known;  /* blocked threads whose call was named by the registers of
+                            * their switch to sleep, not their /proc syscall file */
     uint64_t copied_bytes; /* of the target's memory, into captures */
     uint64_t copied_threads; /* captures (stopped or not) they went to */
     uint64_t stop_reads;   /* process_vm_readv calls made while threads were

@@ -122,7 +122,7 @@ static void header(const struct profile *p, FILE *f)
                    "perf events, as hsspy may open only %" PRIu64 " files (ulimit -n): they were "
                    "stopped more often; raise the limit for fewer stops\n",
                 p->fd_short, p->fd_limit);
-    if (p->soft || p->soft_refused) {
+    if (p->soft || p->soft_refused || p->calls_known) {
         fprintf(f, "  blocked:   %" PRIu64 " samples of threads blocked in a system call were "
                    "taken without stopping them", p->soft);
         if (p->soft_breaking)
@@ -132,6 +132,10 @@ static void header(const struct profile *p, FILE *f)
             fprintf(f, "; %" PRIu64 " of them idle by where they were blocked alone, nothing "
                        "read (the very call, arguments and stack pointer of an idle sample "
                        "before; in a program not GHC's, any call)", p->soft_idle);
+        if (p->calls_known)
+            fprintf(f, "; %" PRIu64 " times a blocked thread's call was named by the "
+                       "registers it left its CPU with (the per-CPU events' samples of "
+                       "switches), its /proc syscall file not read", p->calls_known);
         if (p->soft_refused)
             fprintf(f, "; %" PRIu64 " were stopped after all (they ran while being read, or "
                        "their Haskell stack pointer was in a register)", p->soft_refused);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/user.h>
 #include <unistd.h>
 
 ssize_t proc__read(const char *path, char *buf, size_t size)
@@ -264,6 +265,76 @@ int proc__syscall_fd(int fd, long *nr, uint64_t *sp, uint64_t *pc, uint64_t *whe
     *sp = v[6];
     *pc = v[7];
     return PROC_BLOCKED;
+}
+
+uint64_t proc__syscall_where(long nr, const uint64_t args[6], uint64_t sp, uint64_t pc)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%ld 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx", nr,
+             (unsigned long long)args[0], (unsigned long long)args[1],
+             (unsigned long long)args[2], (unsigned long long)args[3],
+             (unsigned long long)args[4], (unsigned long long)args[5], (unsigned long long)sp,
+             (unsigned long long)pc);
+    return hash_line(buf);
+}
+
+/* The call's registers as the syscall file shows them; false if regs are
+ * not of a thread inside a call. */
+static bool call_of(const struct user_regs_struct *regs, struct proc_call *c)
+{
+    if (regs->rax != (unsigned long long)-ENOSYS)
+        return false;
+    c->pc = regs->rip;
+    c->sp = regs->rsp;
+    c->args[0] = regs->rdi;
+    c->args[1] = regs->rsi;
+    c->args[2] = regs->rdx;
+    c->args[3] = regs->r10;
+    c->args[4] = regs->r8;
+    c->args[5] = regs->r9;
+    return true;
+}
+
+static bool same_call(const struct proc_call *a, const struct proc_call *b)
+{
+    return a->pc == b->pc && a->sp == b->sp && memcmp(a->args, b->args, sizeof a->args) == 0;
+}
+
+bool proc__calls_learn(struct proc_calls *cs, const struct user_regs_struct *regs, long nr,
+                       uint64_t where)
+{
+    struct proc_call c;
+    if (nr < 0 || !call_of(regs, &c) || proc__syscall_where(nr, c.args, c.sp, c.pc) != where)
+        return false;
+    c.nr = nr;
+    c.where = where;
+    for (size_t i = 0; i < cs->n; i++)
+        if (same_call(&cs->c[i], &c)) {
+            cs->c[i] = c;
+            return true;
+        }
+    if (cs->n < PROC_CALLS) {
+        cs->c[cs->n++] = c;
+        return true;
+    }
+    cs->c[cs->next] = c;
+    cs->next = (uint8_t)((cs->next + 1) % PROC_CALLS);
+    return true;
+}
+
+bool proc__calls_find(const struct proc_calls *cs, const struct user_regs_struct *regs, long *nr,
+                      uint64_t *where)
+{
+    struct proc_call c;
+    if (!call_of(regs, &c))
+        return false;
+    for (size_t i = 0; i < cs->n; i++)
+        if (same_call(&cs->c[i], &c)) {
+            *nr = cs->c[i].nr;
+            *where = cs->c[i].where;
+            return true;
+        }
+    return false;
 }
 
 int proc__open_loadavg(void)

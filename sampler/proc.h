@@ -62,6 +62,40 @@ enum { PROC_RUNNING = 1, PROC_BLOCKED = 0 };
 int proc__open_syscall(pid_t pid, pid_t tid);
 int proc__syscall_fd(int fd, long *nr, uint64_t *sp, uint64_t *pc, uint64_t *where);
 
+/* The hash proc__syscall_fd gives as *where for a thread blocked in call
+ * nr (>= 0) with these six arguments, user sp and pc: the kernel's line,
+ * formatted as the kernel formats it. */
+uint64_t proc__syscall_where(long nr, const uint64_t args[6], uint64_t sp, uint64_t pc);
+
+/* The calls a thread was last found blocked in, each with the registers it
+ * entered the kernel with: a thread whose sample of its switch to sleep
+ * (psample_set__open_switches) shows registers met before is blocked in
+ * the same call, named without a read of its syscall file, which shows
+ * those very registers (its six arguments, sp and pc) and, besides, only
+ * the call's number. A call is learnt only where the registers agree with
+ * what the file said (proc__syscall_where), and only from registers
+ * sampled inside a call (rax is -ENOSYS there, on x86_64, until the call
+ * returns). A thread blocks in few places; the oldest goes when full. */
+#define PROC_CALLS 4
+struct proc_call {
+    uint64_t pc, sp, args[6];
+    long nr;
+    uint64_t where;
+};
+struct proc_calls {
+    struct proc_call c[PROC_CALLS];
+    uint8_t n, next;
+};
+struct user_regs_struct;
+/* Learn regs as call nr, whose syscall file hashed to where; false if they
+ * do not agree (or regs are not of a thread inside a call). */
+bool proc__calls_learn(struct proc_calls *cs, const struct user_regs_struct *regs, long nr,
+                       uint64_t where);
+/* The call regs (sampled as the thread left its CPU to sleep) were learnt
+ * as: its number and hash. False if not met before. */
+bool proc__calls_find(const struct proc_calls *cs, const struct user_regs_struct *regs, long *nr,
+                      uint64_t *where);
+
 /* /proc/loadavg, kept open; proc__running: the number of threads running
  * or runnable on the whole machine right now (its fourth field), -1 on
  * error. */

@@ -1160,6 +1160,7 @@ int record__run(const struct record_opts *o)
     r.p.soft_refused = r.t.st.soft_refused;
     r.p.preempt = r.t.st.preempt_samples;
     r.p.preempt_refused = r.t.st.preempt_refused;
+    r.p.calls_known = r.t.st.calls_known;
     r.p.late = r.t.st.late_stops;
     /* (Per-CPU events: every thread's switches were told.) */
     r.p.cs_threads = r.p.cs_cpu_wide ? r.t.st.threads_seen : r.t.st.cs_threads;

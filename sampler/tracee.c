@@ -890,9 +890,28 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
          * need to ask /proc.) */
         long nr = -1;
         bool on_cpu = known && (th->cs.where == CS_ON_CPU || th->cs.where == CS_PREEMPTED);
-        int how = on_cpu ? PROC_RUNNING
-                         : proc__syscall_fd(th->sys_fd, &nr, &th->soft_sp, &th->soft_pc,
-                                            &th->soft_where);
+        /* Asleep since it last left a CPU, with a sample of that switch's
+         * registers (the newest of its samples, and newer than its last
+         * switch in): blocked in a call met before, if those registers
+         * were (proc.h, proc_calls); else its syscall file tells, and is
+         * learnt from. (Not with --nonblocking: its samples are of
+         * instants, not switches.) */
+        bool slept = known && !t->pss && t->sw && t->sw->switch_samples &&
+                     th->cs.where == CS_ASLEEP && th->hit.t_ns && th->hit.t_ns >= th->in_t_ns &&
+                     th->hit.t_ns > th->resumed_ns;
+        int how;
+        if (on_cpu) {
+            how = PROC_RUNNING;
+        } else if (slept && proc__calls_find(&th->calls, &th->hit.regs, &nr, &th->soft_where)) {
+            how = PROC_BLOCKED;
+            th->soft_sp = th->hit.regs.rsp;
+            th->soft_pc = th->hit.regs.rip;
+            t->st.calls_known++;
+        } else {
+            how = proc__syscall_fd(th->sys_fd, &nr, &th->soft_sp, &th->soft_pc, &th->soft_where);
+            if (slept && how == PROC_BLOCKED)
+                proc__calls_learn(&th->calls, &th->hit.regs, nr, th->soft_where);
+        }
         th->soft_nr = how == PROC_BLOCKED ? nr : -1;
         if (how == PROC_RUNNING)
             th->state = 'R';

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "sampler/cswitch.h"
+#include "sampler/proc.h"
 #include "sampler/psample.h"
 
 enum tthread_run {
@@ -115,6 +116,10 @@ struct tthread {
     uint64_t soft_pc, soft_sp;
     long soft_nr; /* the call, from the same read (-1: none) */
     uint64_t soft_where; /* ... and a hash of that read's line (proc__syscall_fd) */
+    /* The calls it was found blocked in, by the registers it left its CPU
+     * with (t->sw's samples of switches): met again, no read of its
+     * syscall file (proc.h). */
+    struct proc_calls calls;
     /* This tick: blocked where an earlier sample found it idle (or, in a
      * program not GHC's without --idle, in any call), so idle there:
      * sampled from that, nothing read (record.c's idle_again). */
@@ -150,6 +155,9 @@ struct tracee_stats {
     unsigned long soft_breaking; /* ... of them in calls a stop would break */
     unsigned long soft_idle;     /* ... of them idle again, nothing read (idle_again) */
     unsigned long soft_refused;  /* marked soft, but stopped after all */
+    unsigned long calls_known;   /* looks at a blocked thread whose call the
+                                  * registers of its switch to sleep named
+                                  * (proc_calls), its syscall file not read */
     unsigned long preempt_samples; /* sampled without a stop (see tthread.preempt) */
     unsigned long preempt_refused; /* marked preempt, but stopped after all */
     unsigned long restarted;    /* calls our stop broke (EINTR), restarted */

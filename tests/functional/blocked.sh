@@ -10,7 +10,9 @@
 # it sleeps, and the report must count them. The "fpnap" thread sleeps in
 # a function whose frame is found from rbp, which /proc does not give: its
 # first such sample lacks its caller (counted, and an error), and from then
-# on it is stopped there, with whole stacks. Without --idle a thread of a
+# on it is stopped there, with whole stacks. Where the per-CPU events sample
+# the registers of each switch, the call a thread sleeps in is named by
+# those registers once its syscall file has shown them. Without --idle a thread of a
 # program not GHC's asleep in a call is idle, its stack never shown: then
 # nothing of it is read at all (with --idle, every time).
 . "$(dirname "$0")/../lib.sh"
@@ -67,7 +69,7 @@ record_unstopped() {
 # by its own (--per-thread-events), then with --no-perf-events by /proc
 # schedstat.
 check_mode() {
-    local m=$1 v0 n0 n1 v1 ticks n all blocked short told
+    local m=$1 v0 n0 n1 v1 ticks n all blocked short told known
     shift
     # Its switches beyond one a nap over a second alone first: none on most
     # machines, but about 100 on a VM seen here.
@@ -94,6 +96,18 @@ check_mode() {
         test "${blocked:-0}" -ge $((ticks * 70 / 100))
     check "$m-read-with-idle" "with --idle, blocked threads' stacks were not all read: $(grep blocked: "$T/report")" \
         lacks_line "$T/report" 'idle by where they were blocked'
+    # With the per-CPU events' samples of switches, the nap thread's call
+    # (the same clock_nanosleep from the same frame each nap) is named by
+    # the registers it left its CPU with, its syscall file read only the
+    # first time; without them, /proc names every call.
+    known=$(sed -n 's/.*; \([0-9]*\) times a blocked thread'"'"'s call was named by the registers.*/\1/p' "$T/report")
+    if [ $# -eq 0 ] && cpu_events_allowed; then
+        check "$m-calls-known" "the calls of ${known:-no} blocked threads were named by their switch's registers over $ticks ticks: $(grep blocked: "$T/report")" \
+            test "${known:-0}" -ge $((ticks * 70 / 100))
+    else
+        check "$m-calls-read" "without per-CPU events, calls were named by registers: $(grep blocked: "$T/report")" \
+            test -z "$known"
+    fi
 
     grep "^tid $fptid (fpnap);" "$T/folded" >"$T/fpnap"
     n=$(count_matching "$T/fpnap" ';fp_napper;nap_framed$|;fp_napper;nap_framed ')

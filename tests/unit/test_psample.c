@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sampler/proc.h"
 #include "sampler/psample.h"
 #include "tests/unit/unit.h"
 
@@ -680,4 +682,124 @@ TEST(real_switch_records)
     if (!sampled)
         UNIT_SKIP("the records checked; no samples of switches here: their BPF filter could "
                   "not be set (no CAP_BPF, or not in the initial PID namespace)");
+}
+
+/* A thread that reads a pipe, 7 bytes then 5, over and over, one byte
+ * given at a time: blocked in read(2) in one of two ways by turns. */
+static int feed[2];
+static atomic_int feeder_tid, feeder_stop;
+static char feed_buf[16];
+
+static void *fed(void *arg)
+{
+    (void)arg;
+    atomic_store(&feeder_tid, (int)syscall(SYS_gettid));
+    for (int i = 0; !atomic_load(&feeder_stop); i++)
+        if (read(feed[0], feed_buf, i % 2 ? 5 : 7) <= 0)
+            break;
+    return NULL;
+}
+
+/* The newest sample of m->tid (by time: the rings are read CPU by CPU). */
+static void take_newest(void *ctx, const struct psample_rec *r)
+{
+    struct mine *m = ctx;
+    if (r->type != PERF_RECORD_SAMPLE || r->tid != m->tid)
+        return;
+    if (!m->n || r->hit.t_ns >= m->hit.t_ns)
+        m->hit = r->hit;
+    m->n++;
+}
+
+/* Wait until the fed thread blocks in read(2) for len bytes, then read the
+ * records: its newest sample (of its switch to sleep there), and what its
+ * syscall file says. */
+static bool blocked_in_read(struct psample_set *s, struct mine *m, int sys_fd, size_t len,
+                            uint64_t *where)
+{
+    long nr = -1;
+    uint64_t sp, pc;
+    for (int i = 0; i < 2000; i++) {
+        if (proc__syscall_fd(sys_fd, &nr, &sp, &pc, where) == PROC_BLOCKED && nr == 0) {
+            char path[96], line[256];
+            snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)m->tid);
+            unsigned long long a[3];
+            if (proc__read(path, line, sizeof line) > 0 &&
+                sscanf(line, "0 %llx %llx %llx", &a[0], &a[1], &a[2]) == 3 && a[2] == len)
+                break;
+        }
+        nr = -1;
+        nap_ms(1);
+    }
+    m->n = 0;
+    psample_set__read(s, take_newest, m);
+    psample_set__release(s);
+    return nr == 0 && m->n > 0;
+}
+
+/* The registers of a thread's switch to sleep in a system call are the
+ * ones its syscall file shows (proc_calls learns them), and name that call
+ * when it blocks the same way again, not when it blocks another way. */
+TEST(real_switch_registers_name_the_call)
+{
+    struct psample_set s;
+    int err = psample_set__open_switches(&s, getpid(), 0);
+    if (err < 0) {
+        if (not_allowed(err))
+            UNIT_SKIP("perf events on every CPU are not allowed here (%s): /proc names "
+                      "every call", strerror(-err));
+        UNIT_FAIL("psample_set__open_switches: %s", strerror(-err));
+    }
+    if (!s.switch_samples) {
+        psample_set__close(&s);
+        UNIT_SKIP("no samples of switches here: their BPF filter could not be set (no "
+                  "CAP_BPF, or not in the initial PID namespace); /proc names every call");
+    }
+    psample_set__enable(&s);
+    CHECK(pipe(feed) == 0);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, fed, NULL) == 0);
+    while (!atomic_load(&feeder_tid))
+        nap_ms(1);
+    static struct mine m;
+    memset(&m, 0, sizeof m);
+    m.tid = m.napper = atomic_load(&feeder_tid);
+    int sys_fd = proc__open_syscall(getpid(), m.tid);
+    struct proc_calls calls;
+    memset(&calls, 0, sizeof calls);
+    uint64_t where7 = 0, where5 = 0, again = 0, found_where = 0;
+    long nr = -1;
+    bool ok7 = blocked_in_read(&s, &m, sys_fd, 7, &where7);
+    struct user_regs_struct r7 = m.hit.regs;
+    bool learnt7 = ok7 && proc__calls_learn(&calls, &r7, 0, where7);
+    CHECK(write(feed[1], "x", 1) == 1);
+    bool ok5 = blocked_in_read(&s, &m, sys_fd, 5, &where5);
+    struct user_regs_struct r5 = m.hit.regs;
+    bool found5 = proc__calls_find(&calls, &r5, &nr, &found_where);
+    bool learnt5 = ok5 && proc__calls_learn(&calls, &r5, 0, where5);
+    CHECK(write(feed[1], "x", 1) == 1);
+    bool again7 = blocked_in_read(&s, &m, sys_fd, 7, &again);
+    bool found7 = again7 && proc__calls_find(&calls, &m.hit.regs, &nr, &found_where);
+    atomic_store(&feeder_stop, 1);
+    CHECK(write(feed[1], "x", 1) == 1);
+    pthread_join(t, NULL);
+    close(sys_fd);
+    close(feed[0]);
+    close(feed[1]);
+    psample_set__close(&s);
+    if (!ok7 || !ok5 || !again7)
+        UNIT_FAIL("the reader's blocked reads seen: %d %d %d (its switches sampled)", ok7, ok5,
+                  again7);
+    if (!learnt7 || !learnt5)
+        UNIT_FAIL("registers of the switch to sleep not those its syscall file shows: rax "
+                  "%#llx rdi %llu rdx %llu",
+                  (unsigned long long)r7.rax, (unsigned long long)r7.rdi,
+                  (unsigned long long)r7.rdx);
+    CHECK_EQ_INT(r7.rdi, feed[0]);
+    CHECK_EQ_INT(r7.rdx, 7);
+    CHECK_EQ_INT(r5.rdx, 5);
+    CHECK(!found5);
+    CHECK(found7);
+    CHECK_EQ_INT(nr, 0);
+    CHECK(found_where == where7 && again == where7);
 }

@@ -31,6 +31,7 @@ static void build(struct profile *p)
     p->soft_idle = 17;
     p->preempt = 900;
     p->preempt_refused = 9;
+    p->calls_known = 42;
     p->copied_bytes = 123456;
     p->copied_threads = 78;
     p->stop_reads = 91;
@@ -128,6 +129,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.soft_idle, 17);
     CHECK_EQ_INT(b.preempt, 900);
     CHECK_EQ_INT(b.preempt_refused, 9);
+    CHECK_EQ_INT(b.calls_known, 42);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -190,7 +192,8 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the counts of threads sampled preempted,
+     * type, size, payload. Drop the count of calls named by registers,
+     * then also the counts of threads sampled preempted,
      * then also the count of blocked threads idle again, then also the
      * first tick's CPU, then also the nice
      * value, then also the flag of
@@ -203,9 +206,10 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {16, 24, 32, 33, 34, 59, 75, 111, 119, 135, 159};
+    static const int cuts[] = {8, 24, 32, 40, 41, 42, 67, 83, 119, 127, 143, 167};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
+        int was = cut - 8; /* (the cut before calls_known was added) */
         uint64_t shorter = size - (uint64_t)cut;
         uint8_t *old = malloc(len);
         CHECK(old != NULL);
@@ -215,26 +219,27 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.preempt, 0);
-        CHECK_EQ_INT(b.preempt_refused, 0);
-        CHECK_EQ_INT(b.soft_idle, cut <= 16 ? 17 : 0);
-        CHECK_EQ_INT(b.first_tick_cpu_ns, cut <= 24 ? 4000000 : 0);
+        CHECK_EQ_INT(b.calls_known, 0);
+        CHECK_EQ_INT(b.preempt, cut <= 8 ? 900 : 0);
+        CHECK_EQ_INT(b.preempt_refused, cut <= 8 ? 9 : 0);
+        CHECK_EQ_INT(b.soft_idle, was <= 16 ? 17 : 0);
+        CHECK_EQ_INT(b.first_tick_cpu_ns, was <= 24 ? 4000000 : 0);
         CHECK_EQ_INT(b.self_cpu_ns, 90000000);
-        CHECK_EQ_INT(b.nice, cut <= 32 ? -10 : 0);
-        CHECK(b.cs_cpu_wide == (cut <= 33));
-        CHECK(b.nonblocking == (cut <= 34));
-        CHECK_EQ_INT(b.ps_samples, cut <= 34 ? 700 : 0);
-        CHECK_EQ_INT(b.ps_lost, cut <= 34 ? 2 : 0);
-        CHECK_EQ_INT(b.fd_short, cut <= 59 ? 5 : 0);
-        CHECK_EQ_INT(b.fd_limit, cut <= 59 ? 200 : 0);
-        CHECK_EQ_INT(b.cs_threads, cut <= 75 ? 11 : 0);
-        CHECK_EQ_INT(b.cs_losses, cut <= 75 ? 3 : 0);
-        CHECK_EQ_INT(b.cs_errno, cut <= 75 ? 13 : 0);
-        CHECK_EQ_INT(b.cs_busy, cut <= 75 ? 4 : 0);
-        CHECK_EQ_INT(b.stop_reads, cut <= 111 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 119 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 119 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 135 ? 1 : 0);
+        CHECK_EQ_INT(b.nice, was <= 32 ? -10 : 0);
+        CHECK(b.cs_cpu_wide == (was <= 33));
+        CHECK(b.nonblocking == (was <= 34));
+        CHECK_EQ_INT(b.ps_samples, was <= 34 ? 700 : 0);
+        CHECK_EQ_INT(b.ps_lost, was <= 34 ? 2 : 0);
+        CHECK_EQ_INT(b.fd_short, was <= 59 ? 5 : 0);
+        CHECK_EQ_INT(b.fd_limit, was <= 59 ? 200 : 0);
+        CHECK_EQ_INT(b.cs_threads, was <= 75 ? 11 : 0);
+        CHECK_EQ_INT(b.cs_losses, was <= 75 ? 3 : 0);
+        CHECK_EQ_INT(b.cs_errno, was <= 75 ? 13 : 0);
+        CHECK_EQ_INT(b.cs_busy, was <= 75 ? 4 : 0);
+        CHECK_EQ_INT(b.stop_reads, was <= 111 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, was <= 119 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, was <= 119 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, was <= 135 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);

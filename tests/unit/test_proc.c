@@ -1,0 +1,170 @@
+/* test_proc.c - naming a blocked thread's system call: the hash of its
+ * /proc syscall line as the kernel writes it, on a real thread blocked in
+ * a read; and the calls learnt from registers (proc_calls): learnt only
+ * where registers and line agree and only from inside a call, found by
+ * the very registers, the oldest forgotten when full. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sampler/proc.h"
+#include "tests/unit/unit.h"
+
+UNIT_MAIN()
+
+static int pipe_fd[2];
+static atomic_int reader_tid;
+static char reader_buf[16];
+
+static void *reader(void *arg)
+{
+    (void)arg;
+    atomic_store(&reader_tid, (int)syscall(SYS_gettid));
+    ssize_t n = read(pipe_fd[0], reader_buf, 7);
+    return (void *)(intptr_t)n;
+}
+
+static void nap_ms(int ms)
+{
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+TEST(syscall_where_is_the_kernels_line)
+{
+    pthread_t t;
+    CHECK(pipe(pipe_fd) == 0);
+    CHECK(pthread_create(&t, NULL, reader, NULL) == 0);
+    while (!atomic_load(&reader_tid))
+        nap_ms(1);
+    pid_t tid = atomic_load(&reader_tid);
+    int fd = proc__open_syscall(getpid(), tid);
+    CHECK(fd >= 0);
+    long nr = -1;
+    uint64_t sp = 0, pc = 0, where = 0;
+    for (int i = 0; i < 2000 && nr != 0; i++) {
+        if (proc__syscall_fd(fd, &nr, &sp, &pc, &where) != PROC_BLOCKED)
+            nr = -1;
+        if (nr != 0)
+            nap_ms(1);
+    }
+    char path[96], line[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+    ssize_t got = proc__read(path, line, sizeof line);
+    CHECK(write(pipe_fd[1], "x", 1) == 1);
+    pthread_join(t, NULL);
+    close(fd);
+    close(pipe_fd[0]);
+    close(pipe_fd[1]);
+    if (nr != 0)
+        UNIT_FAIL("the reader never showed blocked in read(2) in its syscall file");
+    CHECK(got > 0);
+    long lnr;
+    unsigned long long a[6], lsp, lpc;
+    if (sscanf(line, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &lnr, &a[0], &a[1], &a[2],
+               &a[3], &a[4], &a[5], &lsp, &lpc) != 9)
+        UNIT_FAIL("syscall line not understood: %s", line);
+    CHECK_EQ_INT(lnr, 0);
+    CHECK_EQ_INT(a[0], pipe_fd[0]);
+    CHECK(a[1] == (unsigned long long)(uintptr_t)reader_buf);
+    CHECK_EQ_INT(a[2], 7);
+    CHECK(lsp == sp && lpc == pc);
+    uint64_t args[6] = {a[0], a[1], a[2], a[3], a[4], a[5]};
+    if (proc__syscall_where(0, args, sp, pc) != where)
+        UNIT_FAIL("the hash of the line formatted here differs from the kernel's: %s", line);
+    args[2] = 8;
+    CHECK(proc__syscall_where(0, args, sp, pc) != where);
+}
+
+/* Registers of a thread inside call nr: rax -ENOSYS, the rest from seed. */
+static struct user_regs_struct in_call(uint64_t seed)
+{
+    struct user_regs_struct r;
+    memset(&r, 0, sizeof r);
+    r.rax = (unsigned long long)-ENOSYS;
+    r.rip = 0x401000 + seed;
+    r.rsp = 0x7ffc0000 - seed * 64;
+    r.rdi = 3 + seed;
+    r.rsi = 0x5000 + seed;
+    r.rdx = 7;
+    r.r10 = seed;
+    r.r8 = 1;
+    r.r9 = 2;
+    r.rbx = 99; /* (not the call's: whatever it is) */
+    return r;
+}
+
+static uint64_t where_of(long nr, const struct user_regs_struct *r)
+{
+    uint64_t args[6] = {r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9};
+    return proc__syscall_where(nr, args, r->rsp, r->rip);
+}
+
+TEST(calls_learnt_and_found)
+{
+    struct proc_calls cs;
+    memset(&cs, 0, sizeof cs);
+    struct user_regs_struct r = in_call(1);
+    long nr = -1;
+    uint64_t where = 0;
+    CHECK(!proc__calls_find(&cs, &r, &nr, &where));
+    /* Not learnt: a line of other registers, or of no call, or registers
+     * not taken inside a call. */
+    CHECK(!proc__calls_learn(&cs, &r, 0, where_of(1, &r)));
+    CHECK(!proc__calls_learn(&cs, &r, -1, where_of(0, &r)));
+    struct user_regs_struct out = r;
+    out.rax = 0;
+    CHECK(!proc__calls_learn(&cs, &out, 0, where_of(0, &out)));
+    CHECK_EQ_INT(cs.n, 0);
+    CHECK(proc__calls_learn(&cs, &r, 0, where_of(0, &r)));
+    CHECK(proc__calls_find(&cs, &r, &nr, &where));
+    CHECK_EQ_INT(nr, 0);
+    CHECK(where == where_of(0, &r));
+    /* Registers not the call's do not matter; any of its arguments, its sp
+     * or its pc does; and outside a call nothing is found. */
+    struct user_regs_struct s = r;
+    s.rbx = 1;
+    s.rcx = 2;
+    CHECK(proc__calls_find(&cs, &s, &nr, &where));
+    const size_t off[] = {offsetof(struct user_regs_struct, rdi),
+                          offsetof(struct user_regs_struct, rsi),
+                          offsetof(struct user_regs_struct, rdx),
+                          offsetof(struct user_regs_struct, r10),
+                          offsetof(struct user_regs_struct, r8),
+                          offsetof(struct user_regs_struct, r9),
+                          offsetof(struct user_regs_struct, rsp),
+                          offsetof(struct user_regs_struct, rip)};
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+        s = r;
+        *(unsigned long long *)((char *)&s + off[i]) += 8;
+        if (proc__calls_find(&cs, &s, &nr, &where))
+            UNIT_FAIL("found with register at offset %zu changed", off[i]);
+    }
+    CHECK(!proc__calls_find(&cs, &out, &nr, &where));
+    /* The same registers learnt as another call: the newer holds. */
+    CHECK(proc__calls_learn(&cs, &r, 202, where_of(202, &r)));
+    CHECK_EQ_INT(cs.n, 1);
+    CHECK(proc__calls_find(&cs, &r, &nr, &where));
+    CHECK_EQ_INT(nr, 202);
+    /* Full: the oldest goes. */
+    for (uint64_t k = 2; k <= PROC_CALLS + 1; k++) {
+        struct user_regs_struct q = in_call(k);
+        CHECK(proc__calls_learn(&cs, &q, (long)k, where_of((long)k, &q)));
+    }
+    CHECK_EQ_INT(cs.n, PROC_CALLS);
+    CHECK(!proc__calls_find(&cs, &r, &nr, &where));
+    for (uint64_t k = 2; k <= PROC_CALLS + 1; k++) {
+        struct user_regs_struct q = in_call(k);
+        CHECK(proc__calls_find(&cs, &q, &nr, &where));
+        CHECK_EQ_INT(nr, (long)k);
+        CHECK(where == where_of((long)k, &q));
+    }
+}
