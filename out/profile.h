@@ -115,6 +115,8 @@ struct profile {
     uint64_t missed_ticks; /* ticks skipped because hsspy ran late */
     struct hist pause;        /* per thread: from its stop to its resume */
     struct hist stop_latency; /* per thread: from interrupt to its stop */
+    uint64_t pause_switched;  /* pauses timed from the thread's switch off its CPU
+                               * (the others from when hsspy saw the stop) */
     uint64_t errors[WE__COUNT];
     uint64_t lost_threads; /* interrupted but did not stop in time */
     uint64_t repeated;     /* samples of threads that had not run: not stopped */

@@ -42,6 +42,12 @@ static void header(const struct profile *p, FILE *f)
         if (p->stop_reads)
             fprintf(f, "; memory read in %.2f process_vm_readv calls per stop",
                     (double)p->stop_reads / (double)p->pause.n);
+        if (p->pause_switched >= p->pause.n)
+            fprintf(f, "; each stop timed from the thread's switch off its CPU");
+        else if (p->pause_switched)
+            fprintf(f, "; %" PRIu64 " of the %" PRIu64 " stops timed from the thread's switch "
+                       "off its CPU, the others from when hsspy saw them",
+                    p->pause_switched, p->pause.n);
         fprintf(f, ")\n");
     }
     if (p->self_cpu_ns && p->duration_ns) {

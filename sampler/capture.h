@@ -27,7 +27,9 @@ struct thread_capture {
                            * switch (capture__switched) */
     uint32_t weight;      /* ticks this capture stands for (see tthread.owed) */
     size_t first_note;    /* its first note in the image (memimg__note) */
-    uint64_t t_stop_ns;   /* when its stop was seen (waitpid returned it) */
+    uint64_t t_stop_ns;   /* when its stop was seen (waitpid returned it), or
+                           * began (stop_switched) */
+    bool stop_switched;   /* ... when it left its CPU (tracee__stop_began) */
     uint64_t t_resume_ns; /* when it was let go again */
     uint32_t reads;       /* process_vm_readv calls made while it was stopped */
 };

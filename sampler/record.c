@@ -397,13 +397,10 @@ static const struct user_regs_struct *on_stop(void *arg, struct tthread *th)
     capture__remember(&r->cap, th, tc);
     if (!tc->err)
         tracee__stopped_base(&r->t, th);
-    /* Its stop began when it left its CPU, which the switch records peeked
-     * just now tell (the record is written before the stop is complete,
-     * and PTRACE_GETREGS waits for that): hsspy may see the stop a little
-     * before (polling) or long after (woken by its SIGCHLD). Without
-     * them, from when hsspy saw it. */
-    if (th->out_peeked_ns > th->t_interrupt_ns && th->out_peeked_ns < tc->t_stop_ns + 1000000u)
-        tc->t_stop_ns = th->out_peeked_ns;
+    /* (Its switch off its CPU is peeked by stopped_base.) */
+    uint64_t began = tracee__stop_began(th, tc->t_stop_ns);
+    tc->stop_switched = began != tc->t_stop_ns;
+    tc->t_stop_ns = began;
     tc->reads = (uint32_t)(remote__calls() - reads);
     tc->t_resume_ns = tracee__now_ns();
     return tc->err ? NULL : &tc->regs;
@@ -435,6 +432,7 @@ static void walk_captures(struct recorder *r)
             r->p.stop_reads += tc->reads;
             hist__add(&r->p.pause, tc->t_resume_ns - tc->t_stop_ns);
             hist__add(&r->p.stop_latency, tc->t_stop_ns - tc->t_interrupt_ns);
+            r->p.pause_switched += tc->stop_switched;
         }
         walk_thread(r, tc);
     }

@@ -635,6 +635,12 @@ int tracee__attach(struct tracee *t, pid_t pid)
 
 struct tthread *tracee__find(struct tracee *t, pid_t tid) { return find(t, tid); }
 
+uint64_t tracee__stop_began(const struct tthread *th, uint64_t seen_ns)
+{
+    uint64_t out = th->out_peeked_ns;
+    return out > th->t_interrupt_ns && out < seen_ns + 1000000u ? out : seen_ns;
+}
+
 void tracee__stopped_base(struct tracee *t, struct tthread *th)
 {
     bool ok = (th->state == 'R' || th->state == 'S') &&

@@ -311,6 +311,15 @@ void tracee__soft_refuse(struct tthread *th, uint64_t pc);
  * settles (tracee__settled). */
 void tracee__stopped_base(struct tracee *t, struct tthread *th);
 
+/* When th's stop, which hsspy saw at seen_ns, began: when the thread left
+ * its CPU after its interrupt, as the switch records peeked while it is
+ * stopped tell (that record is written before the stop is complete, and
+ * PTRACE_GETREGS waits for it), so that the pause does not depend on
+ * whether hsspy polled for the stop (seeing it a little before) or slept
+ * (woken by its SIGCHLD long after); seen_ns without such a record, or
+ * with one more than a millisecond after seen_ns (nonsense). */
+uint64_t tracee__stop_began(const struct tthread *th, uint64_t seen_ns);
+
 /* Note where a thread's scheduler counters stand now that its sample is
  * done: those read during its stop for a running thread; for a blocked
  * one, those of now, when it is back to sleeping where it was (our own

@@ -1,6 +1,7 @@
 /* test_cswitch.c - reading context-switch records: the fold over a ring's
- * bytes (wrap-around, lost records, a full ring, bad headers), then a real
- * ring on a thread of this process that sleeps, wakes and spins. */
+ * bytes (wrap-around, lost records, a full ring, bad headers), when a stop
+ * began by its thread's switch off its CPU, then a real ring on a thread
+ * of this process that sleeps, wakes and spins. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "sampler/cswitch.h"
+#include "sampler/tracee.h"
 #include "tests/unit/unit.h"
 
 UNIT_MAIN()
@@ -156,6 +158,30 @@ static void nap_ms(int ms)
 {
     struct timespec ts = {0, ms * 1000000L};
     nanosleep(&ts, NULL);
+}
+
+/* A stop begins when its thread left its CPU after the interrupt, whether
+ * hsspy saw the stop before that record's time (polling: PTRACE_GETREGS
+ * waits for the switch to end) or long after (woken by its SIGCHLD); not
+ * at a switch before the interrupt (an earlier one), nor at one more than
+ * a millisecond past the stop seen, nor without a record. */
+TEST(stop_began_at_switch_off_cpu)
+{
+    struct tthread th;
+    memset(&th, 0, sizeof th);
+    th.t_interrupt_ns = 1000000000u;
+    CHECK(tracee__stop_began(&th, 1000030000u) == 1000030000u); /* no record */
+    th.out_peeked_ns = 1000020000u;
+    CHECK(tracee__stop_began(&th, 1000090000u) == 1000020000u); /* seen late */
+    CHECK(tracee__stop_began(&th, 1000008000u) == 1000020000u); /* seen early */
+    th.out_peeked_ns = 999990000u; /* before the interrupt: not this stop's */
+    CHECK(tracee__stop_began(&th, 1000030000u) == 1000030000u);
+    th.out_peeked_ns = th.t_interrupt_ns;
+    CHECK(tracee__stop_began(&th, 1000030000u) == 1000030000u);
+    th.out_peeked_ns = 1000030000u + 1000000u; /* a millisecond after it was seen */
+    CHECK(tracee__stop_began(&th, 1000030000u) == 1000030000u);
+    th.out_peeked_ns = 1000030000u + 999999u;
+    CHECK(tracee__stop_began(&th, 1000030000u) == 1000030000u + 999999u);
 }
 
 TEST(real_ring)

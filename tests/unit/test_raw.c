@@ -32,6 +32,7 @@ static void build(struct profile *p)
     p->preempt = 900;
     p->preempt_refused = 9;
     p->calls_known = 42;
+    p->pause_switched = 2;
     p->copied_bytes = 123456;
     p->copied_threads = 78;
     p->stop_reads = 91;
@@ -130,6 +131,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.preempt, 900);
     CHECK_EQ_INT(b.preempt_refused, 9);
     CHECK_EQ_INT(b.calls_known, 42);
+    CHECK_EQ_INT(b.pause_switched, 2);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -192,7 +194,8 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the count of calls named by registers,
+     * type, size, payload. Drop the count of pauses timed from a switch,
+     * then also the count of calls named by registers,
      * then also the counts of threads sampled preempted,
      * then also the count of blocked threads idle again, then also the
      * first tick's CPU, then also the nice
@@ -206,10 +209,10 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {8, 24, 32, 40, 41, 42, 67, 83, 119, 127, 143, 167};
+    static const int cuts[] = {8, 16, 32, 40, 48, 49, 50, 75, 91, 127, 135, 151, 175};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
-        int was = cut - 8; /* (the cut before calls_known was added) */
+        int was = cut - 16; /* (the cut before calls_known and pause_switched) */
         uint64_t shorter = size - (uint64_t)cut;
         uint8_t *old = malloc(len);
         CHECK(old != NULL);
@@ -219,9 +222,10 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.calls_known, 0);
-        CHECK_EQ_INT(b.preempt, cut <= 8 ? 900 : 0);
-        CHECK_EQ_INT(b.preempt_refused, cut <= 8 ? 9 : 0);
+        CHECK_EQ_INT(b.pause_switched, 0);
+        CHECK_EQ_INT(b.calls_known, cut <= 8 ? 42 : 0);
+        CHECK_EQ_INT(b.preempt, cut <= 16 ? 900 : 0);
+        CHECK_EQ_INT(b.preempt_refused, cut <= 16 ? 9 : 0);
         CHECK_EQ_INT(b.soft_idle, was <= 16 ? 17 : 0);
         CHECK_EQ_INT(b.first_tick_cpu_ns, was <= 24 ? 4000000 : 0);
         CHECK_EQ_INT(b.self_cpu_ns, 90000000);

@@ -1,0 +1,49 @@
+# pause - a stopped thread's pause is timed from when it left its CPU for
+# the stop, as the per-CPU events' switch records (peeked while it is
+# stopped) tell, not from when hsspy saw the stop: that moment depends on
+# whether hsspy polled for it (a little before the switch is over) or slept
+# until its SIGCHLD (long after). Two threads spin (work 2) on a machine
+# hsspy shares with them, at 1 kHz: nearly every stop must be timed from
+# its switch, with the time to stop ending there; without per-CPU events
+# (--no-perf-events) none is, and the report says nothing of it.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+# timed REPORT: "all", "SWITCHED STOPS" or "none": the stops timed from
+# their switch, as the report's pause lines say.
+timed() {
+    local switched
+    if grep -q "each stop timed from the thread's switch off its CPU" "$1"; then
+        echo all
+        return
+    fi
+    switched=$(sed -n "s/.*; \([0-9]*\) of the \([0-9]*\) stops timed from the thread's switch off its CPU.*/\1 \2/p" "$1")
+    echo "${switched:-none}"
+}
+
+"$HSSPY" record -q -F 1000 -d 1 -f report -o "$T/default.report" -- "$W/work" 2 3000 \
+    >/dev/null 2>"$T/err"
+check_status "default-record" $? "$T/err"
+"$HSSPY" record -q -F 1000 -d 1 --no-perf-events -f report -o "$T/proc.report" -- "$W/work" 2 3000 \
+    >/dev/null 2>"$T/err"
+check_status "proc-record" $? "$T/err"
+pause_lines() { grep -A1 '^ *pause:' "$1" | tr -s ' ' | tr '\n' ' '; }
+check "default-paused" "no pause figures: $(pause_lines "$T/default.report")" \
+    grep -q 'pause: *per stopped thread: mean [0-9.]* us, median [0-9.]* us' "$T/default.report"
+if cpu_events_allowed; then
+    t=$(timed "$T/default.report")
+    ok=no
+    case $t in
+    all) ok=yes ;;
+    none) ;;
+    *) [ "${t% *}" -ge $((${t#* } * 9 / 10)) ] && ok=yes ;;
+    esac
+    check "default-from-switch" "stops timed from their switch: $t; $(pause_lines "$T/default.report")" \
+        test $ok = yes
+else
+    skip "default-from-switch" "perf events on every CPU are not allowed here: stops are timed from when hsspy sees them"
+fi
+check "proc-not-from-switch" "--no-perf-events, yet: $(pause_lines "$T/proc.report")" \
+    test "$(timed "$T/proc.report")" = none
+check "proc-paused" "no pause figures: $(pause_lines "$T/proc.report")" \
+    grep -q 'pause: *per stopped thread: mean [0-9.]* us' "$T/proc.report"
