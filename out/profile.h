@@ -117,6 +117,7 @@ struct profile {
     struct hist stop_latency; /* per thread: from interrupt to its stop */
     uint64_t pause_switched;  /* pauses timed from the thread's switch off its CPU
                                * (the others from when hsspy saw the stop) */
+    uint64_t cs_drains;       /* per-CPU switch rings read between ticks, half full */
     uint64_t errors[WE__COUNT];
     uint64_t lost_threads; /* interrupted but did not stop in time */
     uint64_t repeated;     /* samples of threads that had not run: not stopped */

@@ -97,6 +97,9 @@ static void header(const struct profile *p, FILE *f)
             fprintf(f, "; %" PRIu64 " of them switched more than once a tick for a while "
                        "(their records cost the program more than /proc costs hsspy: "
                        "/proc told then)", p->cs_busy);
+        if (p->cs_drains)
+            fprintf(f, "; their rings read %" PRIu64 " times between ticks, half full",
+                    p->cs_drains);
         if (p->cs_losses && p->cs_cpu_wide)
             fprintf(f, "; records lost at %" PRIu64 " ticks (/proc told then)", p->cs_losses);
         else if (p->cs_losses)

@@ -59,9 +59,14 @@ static void attr(struct perf_event_attr *a, uint64_t period_ns, size_t pages)
     a->context_switch = 1;
     a->sample_id_all = 1;
     a->disabled = 1; /* until psample_set__enable */
-    /* Read every tick, never waited on: no wake-up until nearly full. */
+    /* Read every tick: no wake-up until nearly full; but a switch event's
+     * ring is readable to poll(2) once half full, and read then if a tick
+     * is long (tracee.c). (Only poll: an event opened with O_ASYNC would
+     * signal every sample, not the watermark.) */
     a->watermark = 1;
-    a->wakeup_watermark = (uint32_t)((pages - 1) * perfring__page_size());
+    a->wakeup_watermark =
+        (uint32_t)((period_ns && period_ns != UINT64_MAX ? pages - 1 : pages / 2) *
+                   perfring__page_size());
 }
 
 /* Whether hsspy is in the initial PID namespace, where the process ids it

@@ -124,7 +124,8 @@ void psample_set__close(struct psample_set *s);
  * process ids are not the kernel's), the records alone, and
  * s->switch_samples is false. Same rights needed, same errors. Each
  * CPU's ring has `pages` data pages (a power of two; PSAMPLE_PAGES if
- * not). */
+ * not), and its event (s->cpu[i].fd) is readable to poll(2) once half
+ * full since it was last polled: then it is worth a read before the tick. */
 int psample_set__open_switches(struct psample_set *s, pid_t pid, size_t pages);
 
 /* The data pages a CPU's ring of switch events needs for ticks period_ns

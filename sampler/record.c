@@ -1165,6 +1165,7 @@ int record__run(const struct record_opts *o)
     r.p.cs_refused = r.t.st.cs_refused;
     r.p.cs_errno = (uint32_t)r.t.st.cs_errno;
     r.p.cs_losses = r.t.st.cs_losses;
+    r.p.cs_drains = r.t.st.sw_drains;
     r.p.cs_busy = r.t.st.cs_busy;
     r.p.ps_samples = r.t.st.ps_samples;
     r.p.ps_stale = r.t.st.ps_stale;

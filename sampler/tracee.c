@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -514,6 +515,79 @@ static int wait_signal(struct tracee *t, const sigset_t *set, uint64_t left_ns)
     return sig;
 }
 
+/* A wait between ticks at least this long also watches the switch events'
+ * rings: a shorter one ends before a ring sized by the tick fills (see
+ * psample__switch_pages), and its poll would cost more than a sleep. */
+#define TT_DRAIN_WAIT_NS 20000000u
+
+/* A ring of t->sw half full between ticks: its records folded now, as
+ * the tick's read would, which frees their room. (Not while stops are
+ * collected: the tick's picture of each thread, the records up to its
+ * read and those peeked since, must hold until it is over.) */
+static void drain_switches(struct tracee *t)
+{
+    bool lost = t->sw_lost;
+    t->sw_lost = false;
+    for (size_t i = 0; i < t->n; i++)
+        t->th[i].ins_peeked = 0; /* (read now) */
+    psample_set__read(t->sw, take_sample, t);
+    psample_set__release(t->sw);
+    t->sw_drain_lost |= t->sw_lost;
+    t->sw_lost = lost;
+    t->st.sw_drains++;
+}
+
+/* wait_signal, which in a long wait also reads a ring of the switch
+ * events (switches only: --nonblocking's rings keep their samples'
+ * stacks) once it is half full: then 0, no signal taken. A ring read only
+ * at the tick would lose records, on a program that switches enough, at a
+ * rate low enough for rings to fill between ticks whatever their size. */
+static int wait_or_drain(struct tracee *t, const sigset_t *set, uint64_t left_ns)
+{
+    struct psample_set *s = t->sw;
+    if (!s || s == t->pss || t->no_drain || left_ns < TT_DRAIN_WAIT_NS)
+        return wait_signal(t, set, left_ns);
+    if (t->sig_fd == 0) {
+        t->sig_fd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (t->sig_fd >= 0 && !(t->pfd = calloc((size_t)s->n + 1, sizeof *t->pfd))) {
+            close(t->sig_fd);
+            t->sig_fd = -1;
+        }
+        if (t->sig_fd < 0)
+            t->sig_fd = -1;
+    }
+    if (t->sig_fd < 0)
+        return wait_signal(t, set, left_ns);
+    nfds_t n = 0;
+    t->pfd[n++] = (struct pollfd){.fd = t->sig_fd, .events = POLLIN};
+    for (int i = 0; i < s->n; i++)
+        if (s->cpu[i].fd >= 0)
+            t->pfd[n++] = (struct pollfd){.fd = s->cpu[i].fd, .events = POLLIN};
+    struct timespec ts = {(time_t)(left_ns / 1000000000u), (long)(left_ns % 1000000000u)};
+    int got = ppoll(t->pfd, n, &ts, NULL);
+    if (got == 0) {
+        errno = EAGAIN;
+        return -1;
+    }
+    if (got < 0) {
+        t->no_drain = true;
+        return wait_signal(t, set, left_ns);
+    }
+    bool full = false;
+    for (nfds_t k = 1; k < n; k++) {
+        if (t->pfd[k].revents & (POLLERR | POLLHUP | POLLNVAL))
+            t->no_drain = true; /* (never readable again: no more polls) */
+        else if (t->pfd[k].revents & POLLIN)
+            full = true;
+    }
+    if (full)
+        drain_switches(t);
+    if (!(t->pfd[0].revents & POLLIN))
+        return 0;
+    int sig = wait_signal(t, set, 0);
+    return sig < 0 ? 0 : sig;
+}
+
 int tracee__wait(struct tracee *t, uint64_t deadline_ns)
 {
     sigset_t set;
@@ -524,7 +598,7 @@ int tracee__wait(struct tracee *t, uint64_t deadline_ns)
         uint64_t now = tracee__now_ns();
         if (now >= deadline_ns || t->exited)
             return 0;
-        int sig = wait_signal(t, &set, deadline_ns - now);
+        int sig = wait_or_drain(t, &set, deadline_ns - now);
         if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
             return sig;
         if (sig < 0 && errno == EAGAIN)
@@ -777,7 +851,8 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
             t->th[i].hit_new = false;
             t->th[i].ins_peeked = 0; /* (the read counts them now) */
         }
-        t->sw_lost = t->sw_peek_lost = false;
+        t->sw_lost = t->sw_drain_lost; /* (records lost by a read since the tick) */
+        t->sw_drain_lost = t->sw_peek_lost = false;
         psample_set__read(t->sw, take_sample, t);
         if (t->sw != t->pss)
             psample_set__release(t->sw); /* (switches only: nothing to keep) */
@@ -1247,6 +1322,11 @@ void tracee__free(struct tracee *t)
     if (t->loadavg_fd > 0)
         close(t->loadavg_fd);
     t->loadavg_fd = 0;
+    if (t->sig_fd > 0)
+        close(t->sig_fd);
+    t->sig_fd = 0;
+    free(t->pfd);
+    t->pfd = NULL;
     for (size_t i = 0; i < t->n; i++)
         if (t->th[i].run != TT_GONE)
             close_fds(&t->th[i]);

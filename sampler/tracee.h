@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <poll.h>
 #include <signal.h>
 #include <time.h>
 
@@ -174,6 +175,7 @@ struct tracee_stats {
     unsigned long ps_lost;      /* perf samples the kernel dropped (ring full) */
     unsigned long cs_busy;      /* threads whose ring was closed at least once
                                  * for switching often (/proc told then) */
+    unsigned long sw_drains;    /* reads of t->sw's rings between ticks, half full */
 };
 
 /* Called for each interrupted thread as soon as it has stopped; it is
@@ -229,6 +231,15 @@ struct tracee {
      * then). NULL: a ring per thread (switch_records), or /proc. */
     struct psample_set *sw;
     bool sw_lost, sw_peek_lost; /* (at the read; since) */
+    /* A long wait between ticks (tracee__wait) also polls t->sw's rings
+     * (switches only) and reads one that is half full then: pfd, the
+     * signals' descriptor (signalfd, sig_fd: 0 until opened, -1 if
+     * refused) and the events'; sw_drain_lost, records lost by such a
+     * read, kept for the tick's; no_drain, polling given up (an event
+     * in error). */
+    struct pollfd *pfd;
+    int sig_fd;
+    bool sw_drain_lost, no_drain;
     struct tracee_stats st;
 };
 

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -802,4 +803,57 @@ TEST(real_switch_registers_name_the_call)
     CHECK(found7);
     CHECK_EQ_INT(nr, 0);
     CHECK(found_where == where7 && again == where7);
+}
+
+/* Records lost (a LOST record) in what a read tells. */
+static void take_lost(void *ctx, const struct psample_rec *r)
+{
+    if (r->type == PERF_RECORD_LOST)
+        ++*(int *)ctx;
+}
+
+/* A switch event's ring is readable to poll(2) once half full, before it
+ * overflows: a thread napping fills this process's rings with its
+ * switches, none read until one polls readable, and then none was lost. */
+TEST(real_switch_rings_poll_half_full)
+{
+    struct psample_set s;
+    int err = psample_set__open_switches(&s, getpid(), PSAMPLE_PAGES);
+    if (err < 0) {
+        if (not_allowed(err))
+            UNIT_SKIP("perf events on every CPU are not allowed here (%s): per-thread events "
+                      "tell", strerror(-err));
+        UNIT_FAIL("psample_set__open_switches: %s", strerror(-err));
+    }
+    struct pollfd pf[256];
+    nfds_t n = 0;
+    for (int i = 0; i < s.n && n < 256; i++)
+        if (s.cpu[i].fd >= 0)
+            pf[n++] = (struct pollfd){.fd = s.cpu[i].fd, .events = POLLIN};
+    psample_set__enable(&s);
+    /* 16 pages hold some 270 switches with their samples (or 900 records
+     * alone): at most 5000 naps of 100 us. */
+    int naps = 0, ready = 0, lost = 0, bad = 0;
+    for (; naps < 5000 && !ready; naps++) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+        ready = poll(pf, n, 0);
+    }
+    for (nfds_t k = 0; k < n; k++)
+        bad += (pf[k].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0;
+    psample_set__read(&s, take_lost, &lost);
+    psample_set__release(&s);
+    /* Read: not readable again until it fills anew. */
+    int again = poll(pf, n, 0);
+    psample_set__close(&s);
+    if (ready <= 0)
+        UNIT_FAIL("no ring readable after %d naps", naps);
+    CHECK_EQ_INT(bad, 0);
+    /* (Half a ring is some 500 switches of any program on a CPU.) */
+    if (naps < 10)
+        UNIT_FAIL("readable after %d naps: not half full yet", naps);
+    if (lost)
+        UNIT_FAIL("readable after %d naps, with records lost already", naps);
+    if (again != 0)
+        UNIT_FAIL("still readable once read: %d", again);
 }

@@ -33,6 +33,7 @@ static void build(struct profile *p)
     p->preempt_refused = 9;
     p->calls_known = 42;
     p->pause_switched = 2;
+    p->cs_drains = 6;
     p->copied_bytes = 123456;
     p->copied_threads = 78;
     p->stop_reads = 91;
@@ -132,6 +133,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.preempt_refused, 9);
     CHECK_EQ_INT(b.calls_known, 42);
     CHECK_EQ_INT(b.pause_switched, 2);
+    CHECK_EQ_INT(b.cs_drains, 6);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -194,7 +196,8 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the count of pauses timed from a switch,
+     * type, size, payload. Drop the count of rings read between ticks,
+     * then also the count of pauses timed from a switch,
      * then also the count of calls named by registers,
      * then also the counts of threads sampled preempted,
      * then also the count of blocked threads idle again, then also the
@@ -209,10 +212,10 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {8, 16, 32, 40, 48, 49, 50, 75, 91, 127, 135, 151, 175};
+    static const int cuts[] = {8, 16, 24, 40, 48, 56, 57, 58, 83, 99, 135, 143, 159, 183};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
-        int was = cut - 16; /* (the cut before calls_known and pause_switched) */
+        int was = cut - 24; /* (the cut before calls_known, pause_switched, cs_drains) */
         uint64_t shorter = size - (uint64_t)cut;
         uint8_t *old = malloc(len);
         CHECK(old != NULL);
@@ -222,10 +225,11 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.pause_switched, 0);
-        CHECK_EQ_INT(b.calls_known, cut <= 8 ? 42 : 0);
-        CHECK_EQ_INT(b.preempt, cut <= 16 ? 900 : 0);
-        CHECK_EQ_INT(b.preempt_refused, cut <= 16 ? 9 : 0);
+        CHECK_EQ_INT(b.cs_drains, 0);
+        CHECK_EQ_INT(b.pause_switched, cut <= 8 ? 2 : 0);
+        CHECK_EQ_INT(b.calls_known, cut <= 16 ? 42 : 0);
+        CHECK_EQ_INT(b.preempt, cut <= 24 ? 900 : 0);
+        CHECK_EQ_INT(b.preempt_refused, cut <= 24 ? 9 : 0);
         CHECK_EQ_INT(b.soft_idle, was <= 16 ? 17 : 0);
         CHECK_EQ_INT(b.first_tick_cpu_ns, was <= 24 ? 4000000 : 0);
         CHECK_EQ_INT(b.self_cpu_ns, 90000000);
