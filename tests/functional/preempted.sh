@@ -4,9 +4,13 @@
 # one CPU (work, pinned with taskset; hsspy on another where there is one),
 # so at every tick one runs and two wait, most of them preempted since they
 # last ran. The report must count such samples (at least one for every
-# ten ticks: on a 2-CPU VM 213 to 251 in 990), and they must be right:
-# every sample of the spinners in outer -> middle, nearly all in leaf, no
-# walk error.
+# two ticks: on a 2-CPU VM 348 to 351 in 400 at 200 Hz), and they must be
+# right: every sample of the spinners in outer -> middle, nearly all in
+# leaf, no walk error. At 200 Hz a tick is longer than the scheduler's
+# slices (1.5 ms on two CPUs), so the spinner a stop hands the CPU to is
+# preempted before the next tick; at 500 Hz whether it was depended on
+# how the slices fell against the ticks: 35 to 272 in 1000 ticks there,
+# from one minute to the next, with this hsspy and the one before it.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -31,7 +35,7 @@ for _ in $(seq 1 100); do
 done
 check "started" "work did not start its three threads" test "$(ls /proc/$pid/task | wc -l)" -ge 4
 
-"${pin_hsspy[@]}" "$HSSPY" record -q -F 500 -d 2 -f raw -o "$T/rec.raw" -p "$pid" 2>"$T/err"
+"${pin_hsspy[@]}" "$HSSPY" record -q -F 200 -d 3 -f raw -o "$T/rec.raw" -p "$pid" 2>"$T/err"
 check_status "record" $? "$T/err"
 kill "$pid" 2>/dev/null
 
@@ -43,7 +47,7 @@ check_status "folded" $? "$T/err"
 ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$T/report" | head -n1)
 pre=$(sed -n 's/^ *preempted: *\([0-9]*\) samples.*/\1/p' "$T/report")
 check "counted" "$(grep -m1 'preempted:' "$T/report" || echo 'no preempted: line'); ${ticks:-no} ticks" \
-    test "${pre:-0}" -ge $((${ticks:-0} / 10)) -a "${ticks:-0}" -ge 500
+    test "${pre:-0}" -ge $((${ticks:-0} / 2)) -a "${ticks:-0}" -ge 500
 
 # (The main thread waits in pthread_join: idle, it is left out, also while
 # it waits for the CPU to go back to sleep after its first stop woke it.)
