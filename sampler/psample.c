@@ -225,10 +225,15 @@ void psample__ring_copy(const uint8_t *data, uint64_t size, uint64_t pos, void *
         memcpy((uint8_t *)dst + first, data, len - first);
 }
 
+/* Eight bytes at pos: records are 8-byte aligned, so a word never wraps
+ * (one that would, in a malformed ring, is copied in two parts). */
 static uint64_t word(const uint8_t *data, uint64_t size, uint64_t pos)
 {
-    uint64_t w;
-    psample__ring_copy(data, size, pos, &w, sizeof w);
+    uint64_t w, off = pos & (size - 1);
+    if (off + sizeof w <= size)
+        memcpy(&w, data + off, sizeof w);
+    else
+        psample__ring_copy(data, size, pos, &w, sizeof w);
     return w;
 }
 
@@ -317,13 +322,24 @@ void psample__each(const uint8_t *data, uint64_t size, uint64_t *tail, uint64_t 
     uint64_t t = *tail;
     if (head < t || head - t > size)
         t = head > size ? head - size : 0; /* not a ring we follow: the newest records */
+    /* (One record, its hit cleared only for samples: a ring holds mostly
+     * switches, of every program, and the hit is most of its size.) */
+    struct psample_rec r;
+    memset(&r, 0, sizeof r);
     while (t < head) {
         struct perf_event_header h;
-        psample__ring_copy(data, size, t, &h, sizeof h);
+        _Static_assert(sizeof h == 8, "a perf record's header is a word");
+        uint64_t hw = word(data, size, t);
+        memcpy(&h, &hw, sizeof h);
         if (h.size < sizeof h || h.size % 8 || h.size > head - t)
             break;
-        struct psample_rec r = {.type = h.type, .hit.src = src};
+        r.type = h.type;
+        r.pid = r.tid = 0;
+        r.lost = r.t_ns = 0;
+        r.in = r.preempted = false;
         if (h.type == PERF_RECORD_SAMPLE) {
+            memset(&r.hit, 0, sizeof r.hit);
+            r.hit.src = src;
             uint64_t ids = word(data, size, t + sizeof h);
             r.pid = (pid_t)(uint32_t)ids;
             r.tid = (pid_t)(ids >> 32);

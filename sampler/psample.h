@@ -96,7 +96,7 @@ struct psample_rec {
      * runnable (preempted) or not; at t_ns, CLOCK_MONOTONIC. */
     bool in, preempted;
     uint64_t t_ns;
-    struct psample_hit hit;
+    struct psample_hit hit; /* (a sample's only: stale in other records) */
 };
 typedef void (*psample_fn)(void *ctx, const struct psample_rec *rec);
 
