@@ -108,7 +108,8 @@ struct tthread {
     struct { uint64_t addr; uint32_t len; } ahead[TT_READ_AHEAD];
     uint8_t nahead;
     /* Blocked in a system call: this tick it is sampled without stopping
-     * it, from the pc and sp /proc/PID/task/TID/syscall gives, if its
+     * it, from the pc and sp /proc/PID/task/TID/syscall gives (or the
+     * registers of its switch to sleep, where they name the call), if its
      * capture holds (tracee__soft_held_still); else it is stopped after all
      * (tracee__interrupt_late). Not if the call is one a stop would make
      * fail with EINTR (epoll_wait, semop, sigtimedwait: soft_breaks): such
@@ -271,7 +272,9 @@ int tracee__drain(struct tracee *t);
  * marked `unchanged` (its previous stack still holds); for the others,
  * whether it is running or blocked (its context-switch ring says it is on
  * a CPU or waiting for one: running), and if blocked in which system call
- * (one read of /proc/PID/task/TID/syscall): a thread blocked in a call a stop would
+ * (one read of /proc/PID/task/TID/syscall, or none where the registers of
+ * its switch to sleep name a call it was found in before, tthread.calls):
+ * a thread blocked in a call a stop would
  * break is marked `soft`, and so, with t->sample_blocked, is one blocked
  * in any call whose thread pointer is known (seen in an earlier stop) and
  * whose pc is not one of its hard_pc. Then
