@@ -520,6 +520,18 @@ static int wait_signal(struct tracee *t, const sigset_t *set, uint64_t left_ns)
  * psample__switch_pages), and its poll would cost more than a sleep. */
 #define TT_DRAIN_WAIT_NS 20000000u
 
+/* The records of t->sw since its last read, folded into each thread (the
+ * peeked ones counted again now), and their room freed where they hold
+ * no sample's stack (switches only). */
+static void read_switches(struct tracee *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        t->th[i].ins_peeked = 0;
+    psample_set__read(t->sw, take_sample, t);
+    if (t->sw != t->pss)
+        psample_set__release(t->sw);
+}
+
 /* A ring of t->sw half full between ticks: its records folded now, as
  * the tick's read would, which frees their room. (Not while stops are
  * collected: the tick's picture of each thread, the records up to its
@@ -528,10 +540,7 @@ static void drain_switches(struct tracee *t)
 {
     bool lost = t->sw_lost;
     t->sw_lost = false;
-    for (size_t i = 0; i < t->n; i++)
-        t->th[i].ins_peeked = 0; /* (read now) */
-    psample_set__read(t->sw, take_sample, t);
-    psample_set__release(t->sw);
+    read_switches(t);
     t->sw_drain_lost |= t->sw_lost;
     t->sw_lost = lost;
     t->st.sw_drains++;
@@ -847,15 +856,11 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
      * thread waits stopped while we read /proc for the others. */
     t->runnable = 0;
     if (t->sw) {
-        for (size_t i = 0; i < t->n; i++) {
+        for (size_t i = 0; i < t->n; i++)
             t->th[i].hit_new = false;
-            t->th[i].ins_peeked = 0; /* (the read counts them now) */
-        }
         t->sw_lost = t->sw_drain_lost; /* (records lost by a read since the tick) */
         t->sw_drain_lost = t->sw_peek_lost = false;
-        psample_set__read(t->sw, take_sample, t);
-        if (t->sw != t->pss)
-            psample_set__release(t->sw); /* (switches only: nothing to keep) */
+        read_switches(t);
         if (t->sw_lost) {
             /* Switches unknown since the last tick: each thread may have
              * run (as cswitch__fold counts a loss), and where it is, /proc
