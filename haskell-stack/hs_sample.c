@@ -45,6 +45,19 @@ static uint64_t find_sp(struct rts *r, struct unwinder *uw, const struct memimg 
 
 static bool sleeping(char state) { return state == 'S' || state == 'D'; }
 
+/* In the non-threaded runtime my_task is one global, not a thread's own:
+ * every OS thread reads the Task of the one thread the runtime runs on,
+ * the program's main thread. Another thread whose C stack never reaches
+ * Haskell code is one that C code started (a C library's), which the
+ * runtime knows nothing of: neither in Haskell nor in an unsafe call, as
+ * that Task would say. (A thread that does reach Haskell code entered the
+ * runtime through a foreign export, and is the runtime's thread then.) */
+static bool foreign_single(const struct rts *r, const struct thread_capture *tc,
+                           const struct unwind_result *ur)
+{
+    return !r->threaded && r->pid > 0 && tc->tid != r->pid && !ur->reached_haskell;
+}
+
 /* Append the Haskell side: the frame of the code that is running or made the
  * call, then the STG stack from sp. */
 static void haskell_frames(struct rts *r, struct unwinder *uw, const struct memimg *img,
@@ -136,7 +149,7 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
         return;
     }
 
-    if (!v.task) {
+    if (!v.task || foreign_single(r, tc, &ur)) {
         /* A thread without a Task (but the ticker) was started by C code
          * and runs C code outside the runtime, which for the program is
          * like a safe foreign call. */

@@ -1,0 +1,63 @@
+# ghc_foreign - OS threads that a GHC program's C code starts (as a C
+# library might), which never call Haskell, are foreign threads: in
+# [safe-ffi] with their C stack while they compute, [idle] while they
+# sleep, never [haskell] or [unsafe-ffi], and named "foreign thread" in the
+# report; the main thread's Haskell samples are unaffected. Threaded and
+# non-threaded (where every thread reads the same global my_task, the main
+# thread's: the runtime's Task does not say which thread is its own), for
+# every GHC version this machine has.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+# spread FOLDED COMM: "TAG COUNT" per tag of thread COMM's samples
+spread() {
+    awk -v c="($2);" '{ split($0, p, ";"); if (index($0, c)) n[p[2]] += $NF }
+        END { for (t in n) print t, n[t] }' "$1" | sort
+}
+
+foreign_threads() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2 rts name prog rc f all spin crunch nap nap_idle other
+    for rts in threaded single; do
+        name="foreign_${rts:0:6}" # (a thread's name holds 15 characters)
+        local flags=(-O1 -rtsopts)
+        [ "$rts" = threaded ] && flags+=(-threaded)
+        prog=$(hs_build "$suite" "$name" foreign.hs foreign_c.c -- "${flags[@]}") ||
+            { fail "$c-$rts-build" "ghc ${flags[*]} failed"; continue; }
+        # (Frames are named as they are recorded: `hsspy report` of a raw
+        # file would not find a chroot's program.)
+        f="$T/$name.folded"
+        hs_record "$suite" /dev/null "$T/err" -q -F 199 -d 2 --threads --idle -o "$f" -- "$prog" 2.5
+        rc=$?
+        check_status "$c-$rts-exit-status" $rc "$T/err"
+        [ $rc -eq 0 ] || continue
+
+        # The spinner: every sample foreign, most in foreign_crunch under spinner.
+        all=$(count_matching "$f" '^tid [0-9]+ \(c_spinner\);')
+        spin=$(count_matching "$f" '^tid [0-9]+ \(c_spinner\);\[safe-ffi\];')
+        crunch=$(count_matching "$f" '^tid [0-9]+ \(c_spinner\);\[safe-ffi\];.*;spinner;foreign_crunch [0-9]+$')
+        if [ "$all" -ge 150 ] && [ "$spin" -eq "$all" ] && [ $((10 * crunch)) -ge $((8 * all)) ]; then
+            pass "$c-$rts-spinner-foreign"
+        else
+            fail "$c-$rts-spinner-foreign" "of $all samples of c_spinner, $spin in [safe-ffi], $crunch in spinner;foreign_crunch: $(spread "$f" c_spinner | tr '\n' ' ')"
+        fi
+        # The napper sleeps: idle, and never taken for the runtime's thread.
+        nap=$(count_matching "$f" '^tid [0-9]+ \(c_napper\);')
+        nap_idle=$(count_matching "$f" '^tid [0-9]+ \(c_napper\);\[idle\];.*;napper;[^;]*nanosleep')
+        other=$(count_matching "$f" '^tid [0-9]+ \(c_napper\);\[(haskell|unsafe-ffi|gc|rts)\];')
+        if [ "$nap" -ge 150 ] && [ "$other" -eq 0 ] && [ $((10 * nap_idle)) -ge $((9 * nap)) ]; then
+            pass "$c-$rts-napper-idle"
+        else
+            fail "$c-$rts-napper-idle" "of $nap samples of c_napper, $nap_idle [idle] in nanosleep, $other [haskell], [unsafe-ffi], [gc] or [rts]: $(spread "$f" c_napper | tr '\n' ' ')"
+        fi
+        hs_record "$suite" /dev/null "$T/err" -q -F 99 -d 1 -f report -o "$T/$name.rep" -- "$prog" 1.5
+        check "$c-$rts-report-role" "the report does not call c_spinner a foreign thread: $(grep '(c_spinner)' "$T/$name.rep")" \
+            has_line "$T/$name.rep" '^thread [0-9]+ \(c_spinner\), foreign thread:'
+        check "$c-$rts-main-haskell" "no [haskell] sample of the main thread in Main.fib: $(spread "$f" "${prog##*/}" | tr '\n' ' ')" \
+            has_line "$f" "^tid [0-9]+ \(${prog##*/}\);\[haskell\];.*Main\.(\\\$w)?fib"
+    done
+}
+
+ghc_targets
+for suite in $GHC_TARGETS; do
+    foreign_threads "$suite" "ghc-$(ghc_version "$suite")"
+done

@@ -1,0 +1,28 @@
+-- foreign: a Haskell program whose C side starts OS threads of its own
+-- (as a C library might): one computing in C (foreign_crunch), one asleep
+-- in nanosleep, neither ever calling Haskell; meanwhile the main thread
+-- computes fib in Haskell for SECONDS.
+{-# LANGUAGE ForeignFunctionInterface #-}
+module Main (main, fib) where
+
+import Control.Monad (unless)
+import System.Environment (getArgs)
+
+foreign import ccall unsafe "foreign_start" start :: IO ()
+foreign import ccall unsafe "foreign_now" now :: IO Double
+
+fib :: Int -> Int
+{-# NOINLINE fib #-}
+fib n = if n < 2 then n else fib (n - 1) + fib (n - 2)
+
+main :: IO ()
+main = do
+  [secs] <- map read <$> getArgs
+  start
+  t0 <- now
+  let loop :: Int -> IO ()
+      loop acc = do
+        let f = fib (22 + acc `mod` 3)
+        t <- f `seq` now -- (forced, or nothing would ever need it)
+        unless (t - t0 > secs) (loop (acc + f))
+  loop 0
