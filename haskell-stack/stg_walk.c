@@ -305,6 +305,25 @@ bool stg_walk__plausible_sp(const struct stg_walk *w, uint64_t sp, uint64_t stac
     return false;
 }
 
+static bool same_frame(const struct raw_frame *a, const struct raw_frame *b)
+{
+    return a->addr == b->addr && a->kind == b->kind;
+}
+
+int stg_walk__fold(struct raw_frame *out, int *n)
+{
+    for (int p = 1; p <= STG_FOLD_PERIOD && 2 * p <= *n; p++) {
+        int k = 0;
+        while (k < p && same_frame(&out[*n - 1 - k], &out[*n - 1 - p - k]))
+            k++;
+        if (k == p) {
+            *n -= p;
+            return p;
+        }
+    }
+    return 0;
+}
+
 static void fail(struct stg_result *res, struct raw_frame *out, int max, enum walk_error e)
 {
     res->err = e;
@@ -389,16 +408,15 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
         if (k == FK_HS_UPDATE)
             f.addr = updatee_info(w, &c, sp, &upd);
         /* RET_FUN is the RTS's frame for a function applied to arguments on
-         * the stack: it says nothing the frames around it do not. A frame
-         * equal to the one before it is a level of recursion: shown once, or
+         * the stack: it says nothing the frames around it do not. A repeat
+         * of the frames just before is a level of recursion: shown once, or
          * a 20000-deep foldr would drown everything else. */
-        if (w->exact)
+        if (w->exact) {
             out[res->n++] = f;
-        else if (t == (uint32_t)L->closure_type.RET_FUN ||
-                 (res->n > 0 && out[res->n - 1].addr == f.addr && out[res->n - 1].kind == f.kind))
-            res->folded += t != (uint32_t)L->closure_type.RET_FUN;
-        else
+        } else if (t != (uint32_t)L->closure_type.RET_FUN) {
             out[res->n++] = f;
+            res->folded += stg_walk__fold(out, &res->n);
+        }
         sp += size * 8;
     }
 }

@@ -11,8 +11,8 @@
  * Every word is untrusted: an info pointer must point into a GHC module with
  * a frame type at info-8, the frame must fit its chunk, chunks and steps are
  * capped. A walk that goes wrong ends with an FK_INVALID frame and an error
- * code, never a crash. Consecutive repeats of one frame (recursion) are
- * written once.
+ * code, never a crash. Consecutive repeats of one frame, or of a cycle of
+ * up to STG_FOLD_PERIOD frames (recursion), are written once.
  *
  *   struct stg_walk w = { rts, img, modset, 0, false };
  *   stg_walk__run(&w, sp, stack_obj, STG_SCAN_TOP, frames, max, &res);
@@ -66,8 +66,20 @@ struct stg_result {
     enum walk_error err;   /* WE_NONE if the walk reached the stop frame */
     bool truncated;        /* hit a cap (frames, steps or chunks) */
     int skipped_words;     /* words skipped at the top before the first frame */
-    int folded;            /* repeats of the frame before (recursion) not written */
+    int folded;            /* frames not written: repeats of those before (recursion) */
 };
+
+/* The longest cycle of frames folded: a lazy fold's stack alternates an
+ * update frame and the return frame of the function its thunk applies
+ * ([thunk];integerAdd;[thunk];integerAdd;...), a mutual recursion of
+ * three functions repeats three frames. */
+#define STG_FOLD_PERIOD 4
+
+/* out[0..*n) ends with a cycle of p <= STG_FOLD_PERIOD frames repeated
+ * (the last p equal to the p before them, the shortest such p): drop the
+ * last p, a level of recursion. Returns p, or 0 when there is none. Called
+ * after each frame written, so no stack shows a cycle twice in a row. */
+int stg_walk__fold(struct raw_frame *out, int *n);
 
 /* How sure we are that sp points at a frame. A thread stopped in the middle
  * of Haskell code, or in C called from it, may have spill slots or

@@ -1,0 +1,80 @@
+/* The STG walker's folding of recursion (stg_walk__fold): frames are fed
+ * one by one, innermost first, as the walk writes them, and what stays
+ * must be each stack with every run of a repeated frame, or of a repeated
+ * cycle of up to STG_FOLD_PERIOD frames, written once. Frames are letters
+ * here: 'T' an update frame (kind FK_HS_UPDATE), the others return frames
+ * (FK_HS_RET) at the letter's address. */
+#include <string.h>
+
+#include "haskell-stack/stg_walk.h"
+#include "tests/unit/unit.h"
+
+/* Walk `in` frame by frame; the folded frames as letters in `out`. */
+static int fold(const char *in, char *out, size_t outsz)
+{
+    struct raw_frame f[256];
+    int n = 0, folded = 0;
+    for (const char *c = in; *c && n < 256; c++) {
+        f[n++] = (struct raw_frame){(uint64_t)*c, *c == 'T' ? FK_HS_UPDATE : FK_HS_RET, 0};
+        folded += stg_walk__fold(f, &n);
+    }
+    size_t k = 0;
+    for (int i = 0; i < n && k + 1 < outsz; i++)
+        out[k++] = (char)f[i].addr;
+    out[k] = 0;
+    return folded;
+}
+
+#define FOLDS_TO(in, want, nfolded)                                         \
+    do {                                                                    \
+        char got_[256];                                                     \
+        int nf_ = fold(in, got_, sizeof got_);                              \
+        if (strcmp(got_, want) != 0 || nf_ != (nfolded))                    \
+            UNIT_FAIL("%s folded to %s (%d frames dropped), expected %s (%d)", \
+                      in, got_, nf_, want, nfolded);                        \
+    } while (0)
+
+TEST(single_frame_recursion)
+{
+    FOLDS_TO("ABBBBBC", "ABC", 4);
+    FOLDS_TO("AAAA", "A", 3);
+}
+
+TEST(lazy_fold_alternation)
+{
+    /* A forced chain of (+) thunks: update frame, integerAdd's return frame. */
+    FOLDS_TO("TaTaTaTaTaM", "TaM", 8);
+}
+
+TEST(cycles_up_to_the_period)
+{
+    FOLDS_TO("xABCABCABCy", "xABCy", 6);
+    FOLDS_TO("ABCDABCDABCD", "ABCD", 8);
+    /* Five frames repeated: longer than any recursion folded. */
+    FOLDS_TO("ABCDEABCDE", "ABCDEABCDE", 0);
+}
+
+TEST(no_repeat_no_change)
+{
+    FOLDS_TO("ABCDEFG", "ABCDEFG", 0);
+    FOLDS_TO("ABAC", "ABAC", 0);
+    FOLDS_TO("", "", 0);
+}
+
+TEST(nested_recursion)
+{
+    /* Recursion inside recursion: f calls g recursively, each level of g
+     * under another level of f. Inner runs fold first, then the cycle. */
+    FOLDS_TO("ggggfggggfggggfM", "gfM", 13);
+}
+
+TEST(kind_tells_frames_apart)
+{
+    /* An update frame and a return frame at one address are not a repeat. */
+    struct raw_frame f[2] = {{0x10, FK_HS_UPDATE, 0}, {0x10, FK_HS_RET, 0}};
+    int n = 2;
+    CHECK_EQ_INT(stg_walk__fold(f, &n), 0);
+    CHECK_EQ_INT(n, 2);
+}
+
+UNIT_MAIN()
