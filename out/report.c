@@ -32,10 +32,11 @@ static void header(const struct profile *p, FILE *f)
     if (p->pause.n) {
         fprintf(f,
                 "  pause:     per stopped thread: mean %.1f us, median %.1f us, p99 %.1f us, "
-                "max %.1f us\n",
+                "max %.1f us (%" PRIu64 " stops)\n",
                 (double)p->pause.sum_ns / (double)p->pause.n / 1e3,
                 (double)hist__quantile(&p->pause, 0.5) / 1e3,
-                (double)hist__quantile(&p->pause, 0.99) / 1e3, (double)p->pause.max_ns / 1e3);
+                (double)hist__quantile(&p->pause, 0.99) / 1e3, (double)p->pause.max_ns / 1e3,
+                p->pause.n);
         fprintf(f, "             (time to stop: median %.1f us, p99 %.1f us",
                 (double)hist__quantile(&p->stop_latency, 0.5) / 1e3,
                 (double)hist__quantile(&p->stop_latency, 0.99) / 1e3);

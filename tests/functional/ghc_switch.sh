@@ -26,8 +26,21 @@ switching() { # SUITE CASE-PREFIX
     all=$(total_count "$T/switch.folded")
     check "$c-frames" "$n of $all samples are [haskell];[catch];Main.spin: $(sort -t' ' -k2 -rn "$T/switch.folded" | head -n 3 | cut -c1-200 | tr '\n' '|')" \
         test "$all" -ge 200 -a "$n" -ge $((all * 3 / 4))
-    hs_record "$suite" /dev/null "$T/err" -q -F 499 -f report -o "$T/switch.report" -- "$prog" 2 3 "${rts[@]}"
-    check_status "$c-record-report" $? "$T/err"
+    # Reads per stop are those of the stops of the thread running Haskell
+    # code. On a machine busy with other work that thread waits for a CPU
+    # at most ticks, and is then sampled from the switch that preempted it,
+    # not stopped: the few stops left (under 100 of some 950, seen once)
+    # are mostly elsewhere (in the scheduler, between Haskell threads,
+    # where the registers say nothing of a chunk). Such a recording does
+    # not measure this: it is made again, up to three times in all.
+    local try stops rc
+    for try in 1 2 3; do
+        hs_record "$suite" /dev/null "$T/err" -q -F 499 -f report -o "$T/switch.report" -- "$prog" 2 3 "${rts[@]}"
+        rc=$?
+        stops=$(sed -n 's/^ *pause:.* (\([0-9]*\) stops)$/\1/p' "$T/switch.report")
+        [ "$rc" -ne 0 ] || [ "${stops:-0}" -ge 300 ] && break
+    done
+    check_status "$c-record-report" $rc "$T/err"
     reads=$(sed -n 's/.*memory read in \([0-9.]*\) process_vm_readv calls per stop.*/\1/p' "$T/switch.report")
     check "$c-reads-per-stop" "${reads:-no} reads per stop: $(grep -A1 '^ *pause:' "$T/switch.report" | tr '\n' ' ')" \
         test "$(echo "${reads:-9} < 1.5" | bc -l)" = 1
