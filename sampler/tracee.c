@@ -1144,6 +1144,9 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
             if (t->th[i].want)
                 tids[ntids++] = t->th[i].tid;
     bool woken = false; /* by a SIGCHLD since the last look */
+    /* An event handled that no SIGCHLD taken came with: its SIGCHLD is
+     * most likely still pending. */
+    bool chld_owed = false;
     /* The stops just asked for cannot all have come yet: when every event
      * so far has its SIGCHLD pending, sleep first (a SIGCHLD already there
      * ends the sleep at once), rather than look and find nothing. */
@@ -1155,6 +1158,8 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
     t->collecting = true;
     while ((wanted = count_wanted(t)) > 0 && !t->exited) {
         int status, got;
+        /* (What this look finds came with the SIGCHLD just taken.) */
+        bool took = woken;
         if (tids) {
             got = poll_wanted(t, tids, ntids);
             if (got < 0) {
@@ -1178,6 +1183,7 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
             got = tid > 0;
         }
         sleep_first = false;
+        chld_owed |= got > 0 && !took;
         if (got > 0) {
             spin_from = tracee__now_ns();
             quiet_until = spin_from + quiet_ns;
@@ -1206,11 +1212,13 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
         spin_from = tracee__now_ns();
     }
     t->collecting = false;
-    if (tids) {
-        /* The SIGCHLD of the events handled one by one would make
-         * tracee__wait walk the list twice, after its first look: take it
-         * now (any other event is then found by that first look). One
-         * call: a SIGCHLD pending does not queue another. */
+    if (tids || chld_owed) {
+        /* The SIGCHLD of the events handled by polling would end
+         * tracee__wait's sleep at once, after its first look, only for it
+         * to look again and find nothing (two system calls a tick, cold
+         * ones at 100 Hz): take it now (any other event is then found by
+         * that first look). One call: a SIGCHLD pending does not queue
+         * another. */
         sigset_t chld;
         struct timespec zero = {0, 0};
         sigemptyset(&chld);
