@@ -1160,6 +1160,7 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
         int status, got;
         /* (What this look finds came with the SIGCHLD just taken.) */
         bool took = woken;
+        woken = false;
         if (tids) {
             got = poll_wanted(t, tids, ntids);
             if (got < 0) {
@@ -1168,9 +1169,8 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
             }
             /* A SIGCHLD that none of them sent: another thread's event (a
              * signal it received, say), which should not wait for us. */
-            if (woken && got == 0)
+            if (took && got == 0)
                 got = tracee__drain(t);
-            woken = false;
         } else if (sleep_first) {
             got = 0;
         } else {
