@@ -43,6 +43,22 @@ if cpu_events_allowed; then
 else
     skip "default-from-switch" "perf events on every CPU are not allowed here: stops are timed from when hsspy sees them"
 fi
+# The pause line counts the stops: with --no-perf-events the running
+# spinner is stopped at every tick and the other one, waiting for the CPU
+# hsspy takes, at most ticks too; with per-CPU events, as many stops as
+# the line counts timed from their switch or not.
+stops() { sed -n 's/^ *pause:.* (\([0-9]*\) stops)$/\1/p' "$1"; }
+ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$T/proc.report" | head -n 1)
+n=$(stops "$T/proc.report")
+check "proc-stops-counted" "${n:-no} stops counted over ${ticks:-no} ticks: $(pause_lines "$T/proc.report")" \
+    test "${n:-0}" -ge $((${ticks:-1} / 2)) -a "${n:-0}" -le $((${ticks:-0} * 3))
+t=$(timed "$T/default.report")
+case $t in
+all | none) n=$(stops "$T/default.report"); [ -n "$n" ] && [ "$n" -gt 0 ] && ok=yes || ok=no ;;
+*) [ "$(stops "$T/default.report")" = "${t#* }" ] && ok=yes || ok=no ;;
+esac
+check "default-stops-counted" "the stops counted and those timed disagree ($t): $(pause_lines "$T/default.report")" \
+    test $ok = yes
 check "proc-not-from-switch" "--no-perf-events, yet: $(pause_lines "$T/proc.report")" \
     test "$(timed "$T/proc.report")" = none
 check "proc-paused" "no pause figures: $(pause_lines "$T/proc.report")" \
