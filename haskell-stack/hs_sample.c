@@ -46,16 +46,20 @@ static uint64_t find_sp(struct rts *r, struct unwinder *uw, const struct memimg 
 static bool sleeping(char state) { return state == 'S' || state == 'D'; }
 
 /* In the non-threaded runtime my_task is one global, not a thread's own:
- * every OS thread reads the Task of the one thread the runtime runs on,
- * the program's main thread. Another thread whose C stack never reaches
- * Haskell code is one that C code started (a C library's), which the
- * runtime knows nothing of: neither in Haskell nor in an unsafe call, as
- * that Task would say. (A thread that does reach Haskell code entered the
- * runtime through a foreign export, and is the runtime's thread then.) */
-static bool foreign_single(const struct rts *r, const struct thread_capture *tc,
+ * every OS thread reads the Task of the one thread the runtime runs on.
+ * A thread is that one only while its C stack shows it: Haskell code, or
+ * the runtime's scheduler or collector (entered through hs_main,
+ * rts_evalLazyIO, rts_inCall, ...: every way into the runtime is there).
+ * A thread whose whole C stack, unwound to its start without a fault,
+ * shows neither was started by C code (a C library's, or a C main
+ * program's that runs Haskell code on another thread) and the runtime
+ * knows nothing of it: not in Haskell or an unsafe call, as that Task
+ * would say. */
+static bool foreign_single(const struct rts *r, const struct raw_frame *out,
                            const struct unwind_result *ur)
 {
-    return !r->threaded && r->pid > 0 && tc->tid != r->pid && !ur->reached_haskell;
+    return !r->threaded && !ur->reached_haskell && !ur->error && !ur->truncated &&
+           !any_frame_in(out, ur->n, &r->sched) && !any_frame_in(out, ur->n, &r->gc);
 }
 
 /* Append the Haskell side: the frame of the code that is running or made the
@@ -149,7 +153,7 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
         return;
     }
 
-    if (!v.task || foreign_single(r, tc, &ur)) {
+    if (!v.task || foreign_single(r, out, &ur)) {
         /* A thread without a Task (but the ticker) was started by C code
          * and runs C code outside the runtime, which for the program is
          * like a safe foreign call. */

@@ -3,9 +3,10 @@
 # [safe-ffi] with their C stack while they compute, [idle] while they
 # sleep, never [haskell] or [unsafe-ffi], and named "foreign thread" in the
 # report; the main thread's Haskell samples are unaffected. Threaded and
-# non-threaded (where every thread reads the same global my_task, the main
-# thread's: the runtime's Task does not say which thread is its own), for
-# every GHC version this machine has.
+# non-threaded (where every thread reads the same global my_task: the
+# runtime's Task does not say which thread is its own), for every GHC
+# version this machine has; and a C program running the runtime on a
+# thread of its own (below).
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -57,7 +58,45 @@ foreign_threads() { # SUITE CASE-PREFIX
     done
 }
 
+# A C main program that starts the (non-threaded) runtime on an OS thread
+# of its own and runs Haskell code there through a foreign export, while
+# its main thread waits for it: that thread is the runtime's (Haskell and
+# collector samples), the main thread, which reads the same Task, is idle
+# in its wait (before, [unsafe-ffi] and [rts] on the runtime's capability).
+embedded() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2 prog rc f all hs gc other main idle
+    prog=$(hs_build "$suite" embed embed.hs embed_c.c -- -O1 -no-hs-main) ||
+        { fail "$c-embed-build" "ghc -no-hs-main failed"; return; }
+    f="$T/embed.folded"
+    hs_record "$suite" /dev/null "$T/err" -q -F 199 -d 2 --threads --idle -o "$f" -- "$prog" 2.5
+    rc=$?
+    check_status "$c-embed-exit-status" $rc "$T/err"
+    [ $rc -eq 0 ] || return
+    # (Its first and last samples may fall in hs_init or hs_exit, before
+    # and after the runtime runs anything: those are the thread's own.)
+    all=$(count_matching "$f" '^tid [0-9]+ \(hs_worker\);')
+    hs=$(count_matching "$f" '^tid [0-9]+ \(hs_worker\);\[haskell\];.*Embed\.')
+    gc=$(count_matching "$f" '^tid [0-9]+ \(hs_worker\);\[gc\];.*GarbageCollect')
+    other=$(count_matching "$f" '^tid [0-9]+ \(hs_worker\);\[(safe-ffi|idle)\];')
+    if [ "$all" -ge 150 ] && [ $((4 * hs)) -ge "$all" ] && [ $((10 * gc)) -ge "$all" ] &&
+        [ $((50 * other)) -le "$all" ]; then
+        pass "$c-embed-runtime-thread"
+    else
+        fail "$c-embed-runtime-thread" "of $all samples of hs_worker, $hs [haskell] in Embed, $gc [gc], $other [safe-ffi] or [idle]: $(spread "$f" hs_worker | tr '\n' ' ')"
+    fi
+    # (The non-threaded runtime's tick is a signal, which the kernel may
+    # deliver to the main thread: its handler then runs there, on top of
+    # the join, in C code of its own.)
+    local tick
+    main=$(count_matching "$f" '^tid [0-9]+ \(embed\);')
+    idle=$(count_matching "$f" '^tid [0-9]+ \(embed\);\[idle\];.*;main;[^;]*join')
+    tick=$(count_matching "$f" '^tid [0-9]+ \(embed\);\[safe-ffi\];.*;main;[^;]*join.*;handle_tick [0-9]+$')
+    check "$c-embed-main-idle" "of $main samples of the main thread, $idle [idle] in its join and $tick in the tick's handler: $(spread "$f" embed | tr '\n' ' ')" \
+        test "$main" -ge 150 -a $((idle + tick)) -eq "$main" -a $((10 * idle)) -ge $((9 * main))
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     foreign_threads "$suite" "ghc-$(ghc_version "$suite")"
+    embedded "$suite" "ghc-$(ghc_version "$suite")"
 done
