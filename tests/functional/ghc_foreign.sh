@@ -16,21 +16,33 @@ spread() {
         END { for (t in n) print t, n[t] }' "$1" | sort
 }
 
+# build_and_record SUITE CASE NAME SOURCES... -- GHC-FLAGS...: build NAME
+# (its path, as its suite sees it, in BUILT), record it for 2 s (--threads
+# --idle) into $T/NAME.folded; CASE-build and CASE-exit-status say how
+# that went, and the status says whether to go on.
+# (Frames are named as they are recorded: `hsspy report` of a raw file
+# would not find a chroot's program.)
+build_and_record() {
+    local suite=$1 c=$2 name=$3 rc
+    shift 3
+    BUILT=$(hs_build "$suite" "$name" "$@") || { fail "$c-build" "ghc $* failed"; return 1; }
+    hs_record "$suite" /dev/null "$T/err" -q -F 199 -d 2 --threads --idle -o "$T/$name.folded" \
+        -- "$BUILT" 2.5
+    rc=$?
+    check_status "$c-exit-status" $rc "$T/err"
+    return $rc
+}
+
 foreign_threads() { # SUITE CASE-PREFIX
-    local suite=$1 c=$2 rts name prog rc f all spin crunch nap nap_idle other
+    local suite=$1 c=$2 rts name prog f all spin crunch nap nap_idle other
     for rts in threaded single; do
         name="foreign_${rts:0:6}" # (a thread's name holds 15 characters)
         local flags=(-O1 -rtsopts)
         [ "$rts" = threaded ] && flags+=(-threaded)
-        prog=$(hs_build "$suite" "$name" foreign.hs foreign_c.c -- "${flags[@]}") ||
-            { fail "$c-$rts-build" "ghc ${flags[*]} failed"; continue; }
-        # (Frames are named as they are recorded: `hsspy report` of a raw
-        # file would not find a chroot's program.)
+        build_and_record "$suite" "$c-$rts" "$name" foreign.hs foreign_c.c -- "${flags[@]}" ||
+            continue
+        prog=$BUILT
         f="$T/$name.folded"
-        hs_record "$suite" /dev/null "$T/err" -q -F 199 -d 2 --threads --idle -o "$f" -- "$prog" 2.5
-        rc=$?
-        check_status "$c-$rts-exit-status" $rc "$T/err"
-        [ $rc -eq 0 ] || continue
 
         # The spinner: every sample foreign, most in foreign_crunch under spinner.
         all=$(count_matching "$f" '^tid [0-9]+ \(c_spinner\);')
@@ -64,14 +76,9 @@ foreign_threads() { # SUITE CASE-PREFIX
 # collector samples), the main thread, which reads the same Task, is idle
 # in its wait (before, [unsafe-ffi] and [rts] on the runtime's capability).
 embedded() { # SUITE CASE-PREFIX
-    local suite=$1 c=$2 prog rc f all hs gc other main idle
-    prog=$(hs_build "$suite" embed embed.hs embed_c.c -- -O1 -no-hs-main) ||
-        { fail "$c-embed-build" "ghc -no-hs-main failed"; return; }
+    local suite=$1 c=$2 f all hs gc other main idle
+    build_and_record "$suite" "$c-embed" embed embed.hs embed_c.c -- -O1 -no-hs-main || return
     f="$T/embed.folded"
-    hs_record "$suite" /dev/null "$T/err" -q -F 199 -d 2 --threads --idle -o "$f" -- "$prog" 2.5
-    rc=$?
-    check_status "$c-embed-exit-status" $rc "$T/err"
-    [ $rc -eq 0 ] || return
     # (Its first and last samples may fall in hs_init or hs_exit, before
     # and after the runtime runs anything: those are the thread's own.)
     all=$(count_matching "$f" '^tid [0-9]+ \(hs_worker\);')
