@@ -117,6 +117,8 @@ struct profile {
     struct hist stop_latency; /* per thread: from interrupt to its stop */
     uint64_t pause_switched;  /* pauses timed from the thread's switch off its CPU
                                * (the others from when hsspy saw the stop) */
+    uint64_t pause_regs_ring; /* stops whose registers came from the sample of that
+                               * switch, not PTRACE_GETREGS */
     uint64_t cs_drains;       /* per-CPU switch rings read between ticks, half full */
     uint64_t errors[WE__COUNT];
     uint64_t lost_threads; /* interrupted but did not stop in time */

@@ -179,6 +179,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->calls_known); /* and later */
     put_u64(&s, p->pause_switched); /* and later */
     put_u64(&s, p->cs_drains); /* and later */
+    put_u64(&s, p->pause_regs_ring); /* and later */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -443,6 +444,8 @@ static void read_meta(struct cur *c, struct profile *p)
         p->pause_switched = get_u64(c, "a counter");
     if (!c->bad && c->left >= 8)
         p->cs_drains = get_u64(c, "a counter");
+    if (!c->bad && c->left >= 8)
+        p->pause_regs_ring = get_u64(c, "a counter");
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

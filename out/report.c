@@ -49,6 +49,10 @@ static void header(const struct profile *p, FILE *f)
             fprintf(f, "; %" PRIu64 " of the %" PRIu64 " stops timed from the thread's switch "
                        "off its CPU, the others from when hsspy saw them",
                     p->pause_switched, p->pause.n);
+        if (p->pause_regs_ring)
+            fprintf(f, "; registers of %" PRIu64 " from the sample of that switch, not "
+                       "PTRACE_GETREGS",
+                    p->pause_regs_ring);
         fprintf(f, ")\n");
     }
     if (p->self_cpu_ns && p->duration_ns) {

@@ -156,12 +156,15 @@ void capture__remember(struct capture *c, struct tthread *th, const struct threa
 }
 
 void capture__thread(struct capture *c, pid_t pid, const struct tthread *th,
-                     capture_guess_fn guess, void *ctx)
+                     const struct user_regs_struct *regs, capture_guess_fn guess, void *ctx)
 {
     struct thread_capture *tc = start(c, th);
     if (!tc)
         return;
-    tc->err = ptrace(PTRACE_GETREGS, th->tid, 0, &tc->regs) < 0 ? -errno : 0;
+    if (regs)
+        tc->regs = *regs;
+    else
+        tc->err = ptrace(PTRACE_GETREGS, th->tid, 0, &tc->regs) < 0 ? -errno : 0;
     if (!tc->err)
         read_stack(c, pid, th, tc, guess, ctx, false);
 }

@@ -63,11 +63,12 @@ typedef size_t (*capture_guess_fn)(void *ctx, const struct user_regs_struct *reg
                                    struct memimg_note *out, size_t max);
 #define CAPTURE_GUESSES 2
 
-/* Capture one stopped thread: registers (PTRACE_GETREGS) and its C stack
- * from rsp up, as deep as th->stack_want says, with the ranges its last
- * capture needed beyond it (th->ahead) and those guess (may be NULL) makes
- * of its registers: one process_vm_readv. */
+/* Capture one stopped thread: registers (regs if known, else
+ * PTRACE_GETREGS) and its C stack from rsp up, as deep as th->stack_want
+ * says, with the ranges its last capture needed beyond it (th->ahead) and
+ * those guess (may be NULL) makes of its registers: one process_vm_readv. */
 void capture__thread(struct capture *c, pid_t pid, const struct tthread *th,
+                     const struct user_regs_struct *regs,
                      capture_guess_fn guess, void *ctx);
 
 /* After the rest of a thread's capture (the RTS reader's, which notes the

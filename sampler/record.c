@@ -387,7 +387,9 @@ static const struct user_regs_struct *on_stop(void *arg, struct tthread *th)
 {
     struct recorder *r = arg;
     unsigned long reads = remote__calls();
-    capture__thread(&r->cap, r->t.pid, th, guess_stack, r);
+    struct user_regs_struct regs;
+    bool known = tracee__stop_regs(&r->t, th, &regs);
+    capture__thread(&r->cap, r->t.pid, th, known ? &regs : NULL, guess_stack, r);
     if (r->cap.n == 0 || r->cap.th[r->cap.n - 1].tid != th->tid)
         return NULL;
     struct thread_capture *tc = &r->cap.th[r->cap.n - 1];
@@ -1166,6 +1168,7 @@ int record__run(const struct record_opts *o)
     r.p.cs_errno = (uint32_t)r.t.st.cs_errno;
     r.p.cs_losses = r.t.st.cs_losses;
     r.p.cs_drains = r.t.st.sw_drains;
+    r.p.pause_regs_ring = r.t.st.stop_regs_ring;
     r.p.cs_busy = r.t.st.cs_busy;
     r.p.ps_samples = r.t.st.ps_samples;
     r.p.ps_stale = r.t.st.ps_stale;

@@ -180,12 +180,31 @@ static void peek_record(void *arg, const struct psample_rec *r)
     struct tracee *t = arg;
     if (r->type == PERF_RECORD_LOST) {
         t->sw_peek_lost = true;
-    } else if (r->type == PERF_RECORD_SWITCH_CPU_WIDE && r->pid == t->pid) {
-        struct tthread *th = find_indexed(t, r->tid);
-        if (th && r->in)
+        return;
+    }
+    if (r->pid != t->pid)
+        return;
+    struct tthread *th;
+    if (r->type == PERF_RECORD_SAMPLE) {
+        /* The registers an interrupted thread left its CPU with, after the
+         * interrupt: those of its stop, once the switch's record shows it
+         * left to sleep (the record follows the sample, on the same CPU). */
+        th = find_indexed(t, r->tid);
+        if (th && (th->want || th->run == TT_HELD) && r->t_ns > th->t_interrupt_ns &&
+            r->t_ns >= th->stop_regs_ns) {
+            th->stop_regs = r->hit.regs;
+            th->stop_regs_ns = r->t_ns;
+            th->stop_regs_ok = false;
+        }
+    } else if (r->type == PERF_RECORD_SWITCH_CPU_WIDE && (th = find_indexed(t, r->tid))) {
+        if (r->in) {
             th->ins_peeked++;
-        else if (th && r->t_ns > th->out_peeked_ns)
+            return;
+        }
+        if (r->t_ns > th->out_peeked_ns)
             th->out_peeked_ns = r->t_ns;
+        if (!r->preempted && th->stop_regs_ns > th->t_interrupt_ns && r->t_ns >= th->stop_regs_ns)
+            th->stop_regs_ok = true;
     }
 }
 
@@ -717,6 +736,46 @@ int tracee__attach(struct tracee *t, pid_t pid)
 }
 
 struct tthread *tracee__find(struct tracee *t, pid_t tid) { return find(t, tid); }
+
+/* How long tracee__stop_regs waits for the switch of a thread seen
+ * stopped: it comes some 10-16 us after the stop is seen on the PVM guest
+ * (README, "The latest run"); PTRACE_GETREGS would wait for it too. */
+#define TT_STOP_REGS_SPIN_NS 40000u
+
+bool tracee__stop_regs(struct tracee *t, struct tthread *th, struct user_regs_struct *out)
+{
+    /* (Only the events that sample switches have registers; a thread's
+     * thread pointer, which they lack, comes from an earlier stop.) */
+    if (!t->sw || t->sw == t->pss || !t->sw->switch_samples || !th->fs_base || t->sw_lost)
+        return false;
+    uint64_t from = 0;
+    for (;;) {
+        psample_set__peek(t->sw, peek_record, t);
+        if (t->sw_peek_lost)
+            break;
+        if (th->stop_regs_ok && th->stop_regs_ns > th->t_interrupt_ns) {
+            /* In a system call, rax is its number until it returns (-ENOSYS
+             * at the entry) and its return value after: a call our stop
+             * broke (-EINTR) is restarted from orig_rax, which only
+             * PTRACE_GETREGS gives. */
+            long long ax = (long long)th->stop_regs.rax;
+            if (ax == -EINTR || ax == -ENOSYS)
+                break;
+            *out = th->stop_regs;
+            out->fs_base = th->fs_base;
+            t->st.stop_regs_ring++;
+            return true;
+        }
+        uint64_t now = tracee__now_ns();
+        if (!from)
+            from = now;
+        else if (now - from > TT_STOP_REGS_SPIN_NS)
+            break;
+        __builtin_ia32_pause();
+    }
+    t->st.stop_regs_read++;
+    return false;
+}
 
 uint64_t tracee__stop_began(const struct tthread *th, uint64_t seen_ns)
 {

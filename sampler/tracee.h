@@ -69,6 +69,13 @@ struct tthread {
     uint64_t in_t_ns; /* t->sw: when it was last given a CPU */
     uint32_t ins_peeked; /* t->sw: times given a CPU since the tick's read */
     uint64_t out_peeked_ns; /* ... and when it last left one, as peeked */
+    /* Interrupted: the user registers of its switch off its CPU since the
+     * interrupt, as peeked (t->sw's samples of switches), and when; valid
+     * (stop_regs_ok) once that switch's record shows it left to sleep,
+     * which is the stop (tracee__stop_regs). */
+    struct user_regs_struct stop_regs;
+    uint64_t stop_regs_ns;
+    bool stop_regs_ok;
     bool fd_short;    /* some of its kept files were not opened: see tracee__fd_limit */
     bool cs_tried;    /* opened, or refused (not tried again) */
     bool cs_busy;     /* closed for switching too often: reopened once quiet */
@@ -177,6 +184,9 @@ struct tracee_stats {
     unsigned long cs_busy;      /* threads whose ring was closed at least once
                                  * for switching often (/proc told then) */
     unsigned long sw_drains;    /* reads of t->sw's rings between ticks, half full */
+    unsigned long stop_regs_ring; /* stops whose registers came from the sample
+                                   * of their switch off the CPU (no PTRACE_GETREGS) */
+    unsigned long stop_regs_read; /* ... and those read with PTRACE_GETREGS after all */
 };
 
 /* Called for each interrupted thread as soon as it has stopped; it is
@@ -333,6 +343,16 @@ void tracee__stopped_base(struct tracee *t, struct tthread *th);
  * (woken by its SIGCHLD long after); seen_ns without such a record, or
  * with one more than a millisecond after seen_ns (nonsense). */
 uint64_t tracee__stop_began(const struct tthread *th, uint64_t seen_ns);
+
+/* A thread just seen stopped, from an interrupt: its registers, from the
+ * sample of its switch off its CPU for the stop (t->sw's events that
+ * sample switches), into *out, its fs_base that of its earlier stops:
+ * no PTRACE_GETREGS, which waits, spinning, until the thread is off its
+ * CPU, and is a system call more. Waits for that sample a few tens of
+ * microseconds at most. False where there are none (no such events, the
+ * thread's first stop, records lost) or in a system call, where only
+ * PTRACE_GETREGS gives what a restart of a call the stop broke needs. */
+bool tracee__stop_regs(struct tracee *t, struct tthread *th, struct user_regs_struct *out);
 
 /* Note where a thread's scheduler counters stand now that its sample is
  * done: those read during its stop for a running thread; for a blocked

@@ -5,7 +5,8 @@
 # until its SIGCHLD (long after). Two threads spin (work 2) on a machine
 # hsspy shares with them, at 1 kHz: nearly every stop must be timed from
 # its switch, with the time to stop ending there; without per-CPU events
-# (--no-perf-events) none is, and the report says nothing of it.
+# (--no-perf-events) none is, and the report says nothing of it. The
+# registers of those stops come from the sample of that switch.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -61,5 +62,20 @@ check "default-stops-counted" "the stops counted and those timed disagree ($t): 
     test $ok = yes
 check "proc-not-from-switch" "--no-perf-events, yet: $(pause_lines "$T/proc.report")" \
     test "$(timed "$T/proc.report")" = none
+# The registers of a stop come from the sample of that switch, not from
+# PTRACE_GETREGS (which waits for the switch to end), but at a thread's
+# first stop (its thread pointer is not known yet) or if the sample is
+# late; without per-CPU events, from PTRACE_GETREGS always.
+regs_ring() { sed -n 's/.*; registers of \([0-9]*\) from the sample of that switch, not PTRACE_GETREGS.*/\1/p' "$1"; }
+if cpu_events_allowed; then
+    n=$(stops "$T/default.report")
+    r=$(regs_ring "$T/default.report")
+    check "default-regs-from-switch" "registers of ${r:-no} of ${n:-no} stops from their switch's sample: $(pause_lines "$T/default.report")" \
+        test "${r:-0}" -ge $((${n:-1} * 3 / 4)) -a "${r:-0}" -le "${n:-0}"
+else
+    skip "default-regs-from-switch" "perf events on every CPU are not allowed here: PTRACE_GETREGS reads every stop's registers"
+fi
+check "proc-regs-read" "--no-perf-events, yet: $(pause_lines "$T/proc.report")" \
+    test -z "$(regs_ring "$T/proc.report")"
 check "proc-paused" "no pause figures: $(pause_lines "$T/proc.report")" \
     grep -q 'pause: *per stopped thread: mean [0-9.]* us' "$T/proc.report"

@@ -34,6 +34,7 @@ static void build(struct profile *p)
     p->calls_known = 42;
     p->pause_switched = 2;
     p->cs_drains = 6;
+    p->pause_regs_ring = 5;
     p->copied_bytes = 123456;
     p->copied_threads = 78;
     p->stop_reads = 91;
@@ -134,6 +135,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.calls_known, 42);
     CHECK_EQ_INT(b.pause_switched, 2);
     CHECK_EQ_INT(b.cs_drains, 6);
+    CHECK_EQ_INT(b.pause_regs_ring, 5);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -196,8 +198,9 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the count of rings read between ticks,
-     * then also the count of pauses timed from a switch,
+     * type, size, payload. Drop the count of stops whose registers came
+     * from their switch's sample, then also the count of rings read
+     * between ticks, then also the count of pauses timed from a switch,
      * then also the count of calls named by registers,
      * then also the counts of threads sampled preempted,
      * then also the count of blocked threads idle again, then also the
@@ -212,7 +215,7 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {8, 16, 24, 40, 48, 56, 57, 58, 83, 99, 135, 143, 159, 183};
+    static const int cuts[] = {8, 16, 24, 32, 48, 56, 64, 65, 66, 91, 107, 143, 151, 167, 191};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -224,29 +227,30 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.cs_drains, 0);
-        CHECK_EQ_INT(b.pause_switched, cut <= 8 ? 2 : 0);
-        CHECK_EQ_INT(b.calls_known, cut <= 16 ? 42 : 0);
-        CHECK_EQ_INT(b.preempt, cut <= 24 ? 900 : 0);
-        CHECK_EQ_INT(b.preempt_refused, cut <= 24 ? 9 : 0);
-        CHECK_EQ_INT(b.soft_idle, cut <= 40 ? 17 : 0);
-        CHECK_EQ_INT(b.first_tick_cpu_ns, cut <= 48 ? 4000000 : 0);
+        CHECK_EQ_INT(b.pause_regs_ring, 0);
+        CHECK_EQ_INT(b.cs_drains, cut <= 8 ? 6 : 0);
+        CHECK_EQ_INT(b.pause_switched, cut <= 16 ? 2 : 0);
+        CHECK_EQ_INT(b.calls_known, cut <= 24 ? 42 : 0);
+        CHECK_EQ_INT(b.preempt, cut <= 32 ? 900 : 0);
+        CHECK_EQ_INT(b.preempt_refused, cut <= 32 ? 9 : 0);
+        CHECK_EQ_INT(b.soft_idle, cut <= 48 ? 17 : 0);
+        CHECK_EQ_INT(b.first_tick_cpu_ns, cut <= 56 ? 4000000 : 0);
         CHECK_EQ_INT(b.self_cpu_ns, 90000000);
-        CHECK_EQ_INT(b.nice, cut <= 56 ? -10 : 0);
-        CHECK(b.cs_cpu_wide == (cut <= 57));
-        CHECK(b.nonblocking == (cut <= 58));
-        CHECK_EQ_INT(b.ps_samples, cut <= 58 ? 700 : 0);
-        CHECK_EQ_INT(b.ps_lost, cut <= 58 ? 2 : 0);
-        CHECK_EQ_INT(b.fd_short, cut <= 83 ? 5 : 0);
-        CHECK_EQ_INT(b.fd_limit, cut <= 83 ? 200 : 0);
-        CHECK_EQ_INT(b.cs_threads, cut <= 99 ? 11 : 0);
-        CHECK_EQ_INT(b.cs_losses, cut <= 99 ? 3 : 0);
-        CHECK_EQ_INT(b.cs_errno, cut <= 99 ? 13 : 0);
-        CHECK_EQ_INT(b.cs_busy, cut <= 99 ? 4 : 0);
-        CHECK_EQ_INT(b.stop_reads, cut <= 135 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 143 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 143 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 159 ? 1 : 0);
+        CHECK_EQ_INT(b.nice, cut <= 64 ? -10 : 0);
+        CHECK(b.cs_cpu_wide == (cut <= 65));
+        CHECK(b.nonblocking == (cut <= 66));
+        CHECK_EQ_INT(b.ps_samples, cut <= 66 ? 700 : 0);
+        CHECK_EQ_INT(b.ps_lost, cut <= 66 ? 2 : 0);
+        CHECK_EQ_INT(b.fd_short, cut <= 91 ? 5 : 0);
+        CHECK_EQ_INT(b.fd_limit, cut <= 91 ? 200 : 0);
+        CHECK_EQ_INT(b.cs_threads, cut <= 107 ? 11 : 0);
+        CHECK_EQ_INT(b.cs_losses, cut <= 107 ? 3 : 0);
+        CHECK_EQ_INT(b.cs_errno, cut <= 107 ? 13 : 0);
+        CHECK_EQ_INT(b.cs_busy, cut <= 107 ? 4 : 0);
+        CHECK_EQ_INT(b.stop_reads, cut <= 143 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 151 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 151 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 167 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);
