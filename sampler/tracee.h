@@ -337,8 +337,9 @@ void tracee__stopped_base(struct tracee *t, struct tthread *th);
 
 /* When th's stop, which hsspy saw at seen_ns, began: when the thread left
  * its CPU after its interrupt, as the switch records peeked while it is
- * stopped tell (that record is written before the stop is complete, and
- * PTRACE_GETREGS waits for it), so that the pause does not depend on
+ * stopped tell (that record is written before the stop is complete:
+ * PTRACE_GETREGS waits for it, tracee__stop_regs for the sample of
+ * registers just before it), so that the pause does not depend on
  * whether hsspy polled for the stop (seeing it a little before) or slept
  * (woken by its SIGCHLD long after); seen_ns without such a record, or
  * with one more than a millisecond after seen_ns (nonsense). */
