@@ -8,7 +8,9 @@
  *                        unsafe-ffi (pc in C); otherwise rts, or idle when
  *                        the scheduler waits for events (non-threaded RTS);
  *   suspended TSO        safe-ffi, or idle for the IO/timer manager's wait;
- *   otherwise            idle (a worker waiting for work or a capability).
+ *   otherwise            idle (a worker waiting for work or a capability);
+ * and rts, whatever else, in one of the runtime's signal handlers (but the
+ * collector's).
  */
 #include "haskell-stack/hs_sample.h"
 
@@ -107,9 +109,9 @@ static void ccs_frames(struct rts *r, const struct rts_view *v, struct raw_frame
         res->err = err;
 }
 
-void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_capture *tc,
-                      const char *comm, const struct memimg *img, struct raw_frame *out,
-                      int max, struct hs_sample *res)
+static void build(struct rts *r, struct unwinder *uw, const struct thread_capture *tc,
+                  const char *comm, const struct memimg *img, struct raw_frame *out, int max,
+                  struct hs_sample *res)
 {
     memset(res, 0, sizeof *res);
     res->cap = -1;
@@ -220,4 +222,20 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
     }
     res->role = ROLE_IDLE_WORKER;
     res->tag = TAG_IDLE;
+}
+
+void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_capture *tc,
+                      const char *comm, const struct memimg *img, struct raw_frame *out,
+                      int max, struct hs_sample *res)
+{
+    build(r, uw, tc, comm, img, out, max, res);
+    /* One of the runtime's signal handlers on top of what the thread was
+     * doing (Haskell code, a foreign call, a C thread's own work, a wait):
+     * the runtime's work for now, its frames and the ones below kept. (Not
+     * the collector's, whose tag says more; nor the ticker, idle by its
+     * name.) */
+    if ((res->tag == TAG_HASKELL || res->tag == TAG_UNSAFE_FFI || res->tag == TAG_SAFE_FFI ||
+         res->tag == TAG_IDLE) &&
+        res->role != ROLE_TICKER && any_frame_in(out, res->ur.n, &r->handlers))
+        res->tag = TAG_RTS;
 }

@@ -67,6 +67,7 @@ void rts__free(struct rts *r)
     free(r->gc.r);
     free(r->waiting.r);
     free(r->sched.r);
+    free(r->handlers.r);
     free(r->events.r);
     free(r->epoll.r);
     free(r->walk_cache);
@@ -125,6 +126,13 @@ static const char *const sched_functions[] = {
 /* ... and the RTS's static ones, whose names a program's own (global) C
  * functions may well share. */
 static const char *const sched_static_functions[] = {"schedule", "workerStart", NULL};
+/* The RTS's signal handlers, static too: the non-threaded runtime's tick
+ * (a SIGVTALRM up to GHC 9.0, delivered to whichever thread the kernel
+ * picks, a thread C code started included), and those of the signals a
+ * program handles. They run on top of whatever the thread was doing. */
+static const char *const handler_static_functions[] = {
+    "handle_tick", "generic_handler", "shutdown_handler", "backtrace_handler", NULL,
+};
 
 struct sym_scan {
     struct rts *r;
@@ -162,6 +170,8 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
     else if (in_list(sched_functions, name) ||
              (GELF_ST_BIND(s->st_info) == STB_LOCAL && in_list(sched_static_functions, name)))
         sc->err |= add_range(&r->sched, lo, hi);
+    else if (GELF_ST_BIND(s->st_info) == STB_LOCAL && in_list(handler_static_functions, name))
+        sc->err |= add_range(&r->handlers, lo, hi);
     return true;
 }
 
@@ -368,6 +378,7 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     sort_ranges(&r->gc);
     sort_ranges(&r->waiting);
     sort_ranges(&r->sched);
+    sort_ranges(&r->handlers);
     if (event_ranges(r, m) < 0) {
         log__error("out of memory reading the symbols of %s", m->path);
         return -ENOMEM;

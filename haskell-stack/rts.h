@@ -74,6 +74,7 @@ struct rts {
     struct code_ranges sched;   /* the scheduler: schedule, scheduleWorker, ... */
     struct code_ranges events;  /* GHC.Event.*: the IO and timer managers */
     struct code_ranges epoll;   /* GHC.Event.EPoll.* (the IO manager's loop) */
+    struct code_ranges handlers; /* the RTS's signal handlers (handle_tick, ...) */
 
     bool task_checked; /* a Task has been checked against its thread */
     unsigned unsure;   /* validations that saw a capability mid-change */

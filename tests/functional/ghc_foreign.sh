@@ -44,19 +44,22 @@ foreign_threads() { # SUITE CASE-PREFIX
         prog=$BUILT
         f="$T/$name.folded"
 
-        # The spinner: every sample foreign, most in foreign_crunch under spinner.
+        # The spinner: every sample foreign, most in foreign_crunch under
+        # spinner (but those of the runtime's tick handler, [rts], where
+        # its signal lands on the thread: see in_signal_handler).
         all=$(count_matching "$f" '^tid [0-9]+ \(c_spinner\);')
-        spin=$(count_matching "$f" '^tid [0-9]+ \(c_spinner\);\[safe-ffi\];')
+        spin=$(count_matching "$f" '^tid [0-9]+ \(c_spinner\);(\[safe-ffi\];|\[rts\];.*;handle_tick [0-9]+$)')
         crunch=$(count_matching "$f" '^tid [0-9]+ \(c_spinner\);\[safe-ffi\];.*;spinner;foreign_crunch [0-9]+$')
         if [ "$all" -ge 150 ] && [ "$spin" -eq "$all" ] && [ $((10 * crunch)) -ge $((8 * all)) ]; then
             pass "$c-$rts-spinner-foreign"
         else
-            fail "$c-$rts-spinner-foreign" "of $all samples of c_spinner, $spin in [safe-ffi], $crunch in spinner;foreign_crunch: $(spread "$f" c_spinner | tr '\n' ' ')"
+            fail "$c-$rts-spinner-foreign" "of $all samples of c_spinner, $spin in [safe-ffi] (or [rts] in handle_tick), $crunch in spinner;foreign_crunch: $(spread "$f" c_spinner | tr '\n' ' ')"
         fi
         # The napper sleeps: idle, and never taken for the runtime's thread.
         nap=$(count_matching "$f" '^tid [0-9]+ \(c_napper\);')
         nap_idle=$(count_matching "$f" '^tid [0-9]+ \(c_napper\);\[idle\];.*;napper;[^;]*nanosleep')
-        other=$(count_matching "$f" '^tid [0-9]+ \(c_napper\);\[(haskell|unsafe-ffi|gc|rts)\];')
+        other=$(grep -E '^tid [0-9]+ \(c_napper\);\[(haskell|unsafe-ffi|gc|rts)\];' "$f" |
+            grep -Evc ';\[rts\];.*;handle_tick [0-9]+$')
         if [ "$nap" -ge 150 ] && [ "$other" -eq 0 ] && [ $((10 * nap_idle)) -ge $((9 * nap)) ]; then
             pass "$c-$rts-napper-idle"
         else
@@ -67,6 +70,7 @@ foreign_threads() { # SUITE CASE-PREFIX
             has_line "$T/$name.rep" '^thread [0-9]+ \(c_spinner\), foreign thread:'
         check "$c-$rts-main-haskell" "no [haskell] sample of the main thread in Main.fib: $(spread "$f" "${prog##*/}" | tr '\n' ' ')" \
             has_line "$f" "^tid [0-9]+ \(${prog##*/}\);\[haskell\];.*Main\.(\\\$w)?fib"
+        in_signal_handler "$suite" "$c-$rts" "$prog"
     done
 }
 
@@ -91,15 +95,64 @@ embedded() { # SUITE CASE-PREFIX
     else
         fail "$c-embed-runtime-thread" "of $all samples of hs_worker, $hs [haskell] in Embed, $gc [gc], $other [safe-ffi] or [idle]: $(spread "$f" hs_worker | tr '\n' ' ')"
     fi
-    # (Its other samples are its own C code: starting the thread, or the
+    # (Its other samples are its own C code, starting the thread; or the
     # handler of the non-threaded runtime's tick, a signal the kernel may
-    # deliver to it, running on top of the join.)
+    # deliver to it, running on top of the join: [rts] there.)
     local rt
     main=$(count_matching "$f" '^tid [0-9]+ \(embed\);')
     idle=$(count_matching "$f" '^tid [0-9]+ \(embed\);\[idle\];.*;main;[^;]*join')
-    rt=$(count_matching "$f" '^tid [0-9]+ \(embed\);\[(haskell|unsafe-ffi|gc|rts)\];')
+    rt=$(grep -E '^tid [0-9]+ \(embed\);\[(haskell|unsafe-ffi|gc|rts)\];' "$f" |
+        grep -Evc ';\[rts\];.*;handle_tick [0-9]+$')
     check "$c-embed-main-idle" "of $main samples of the main thread, $idle [idle] in its join, $rt [haskell], [unsafe-ffi], [gc] or [rts]: $(spread "$f" embed | tr '\n' ' ')" \
         test "$main" -ge 150 -a "$rt" -eq 0 -a $((10 * idle)) -ge $((9 * main))
+}
+
+# The runtime's signal handlers run on whichever thread a signal is sent
+# to, a thread C code started included, on top of what it was doing:
+# runtime work for that while. foreign.hs handles SIGUSR1; gdb sends one
+# to c_spinner, stops it in the runtime's handler (generic_handler) and
+# parks it there in a two-byte loop. Its samples must be [rts] with the
+# handler above foreign_crunch (before, [safe-ffi] like its own work).
+in_signal_handler() { # SUITE CASE-PREFIX PROG
+    local suite=$1 c=$2-signal-handler prog=$3 dir script pid tid
+    command -v gdb >/dev/null || { skip "$c" "gdb is not installed"; return; }
+    if [ "$suite" = host ]; then dir=$T; else dir=$(chroot_build_dir "$suite"); fi
+    cat >"$dir/usr1.gdb" <<'EOF2'
+set pagination off
+break generic_handler
+python
+for t in gdb.selected_inferior().threads():
+    if t.name == "c_spinner":
+        t.switch()
+end
+signal SIGUSR1
+delete
+printf "parked %d\n", $_thread
+info threads
+set *(unsigned short *)$pc = 0xfeeb
+detach
+EOF2
+    script=$dir/usr1.gdb
+    [ "$suite" = host ] || script=/hsspy/build/usr1.gdb
+    hs_start "$suite" "$T/usr1.out" "$T/usr1.err" "$prog" 60 ||
+        { fail "$c" "${prog##*/} did not start"; return; }
+    pid=$HS_PID
+    sleep 0.3
+    hs_run "$suite" timeout 60 gdb -p "$pid" -batch -x "$script" >"$T/usr1-gdb.out" 2>&1
+    tid=$(sed -n 's/^\* *[0-9]* *Thread 0x[0-9a-f]* (LWP \([0-9]*\)) "c_spinner" .* in generic_handler .*/\1/p' "$T/usr1-gdb.out" | head -n1)
+    if ! grep -q '^parked' "$T/usr1-gdb.out" || [ -z "$tid" ]; then
+        fail "$c" "gdb did not park c_spinner in generic_handler: $(grep -E '^(parked|\*)|rror' "$T/usr1-gdb.out" | head -n 4 | tr '\n' '|')"
+        kill -9 "$pid"; wait "$pid" 2>/dev/null; return
+    fi
+    sleep 0.2
+    "$HSSPY" record -q -F 499 -d 0.5 --threads --idle -p "$pid" >"$T/usr1.folded" 2>"$T/usr1-rec.err"
+    check_status "$c-record" $? "$T/usr1-rec.err"
+    local all rts
+    all=$(count_matching "$T/usr1.folded" "^tid $tid \(c_spinner\);")
+    rts=$(count_matching "$T/usr1.folded" "^tid $tid \(c_spinner\);\[rts\];.*;spinner;foreign_crunch;.*generic_handler [0-9]+$")
+    check "$c" "of $all samples of the parked c_spinner, $rts [rts] in generic_handler above foreign_crunch: $(grep "^tid $tid " "$T/usr1.folded" | head -n 3 | tr '\n' '|')" \
+        test "$all" -ge 100 -a "$rts" -eq "$all"
+    kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 }
 
 ghc_targets
