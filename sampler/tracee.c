@@ -173,6 +173,26 @@ static bool switches_known(const struct tracee *t, const struct tthread *th)
     return th->cs.fd >= 0 || (t->sw && !t->sw_lost);
 }
 
+/* A sample of th's switch off a CPU (r), or the record of such a switch:
+ * the registers an interrupted thread left its CPU with, after the
+ * interrupt, are those of its stop once the switch's record shows it left
+ * to sleep (the record follows the sample, on the same CPU). Whether the
+ * tick's read or a peek meets them (tracee__stop_regs). */
+static void note_stop_regs(struct tthread *th, const struct psample_rec *r)
+{
+    if (r->type == PERF_RECORD_SAMPLE) {
+        if ((th->want || th->run == TT_HELD) && r->t_ns > th->t_interrupt_ns &&
+            r->t_ns >= th->stop_regs_ns) {
+            th->stop_regs = r->hit.regs;
+            th->stop_regs_ns = r->t_ns;
+            th->stop_regs_ok = false;
+        }
+    } else if (!r->in && !r->preempted && th->stop_regs_ns > th->t_interrupt_ns &&
+               r->t_ns >= th->stop_regs_ns) {
+        th->stop_regs_ok = true;
+    }
+}
+
 /* A record written since the tick's read of t->sw (psample_set__peek):
  * a thread given a CPU since, or leaving one (when), or records lost. */
 static void peek_record(void *arg, const struct psample_rec *r)
@@ -182,29 +202,16 @@ static void peek_record(void *arg, const struct psample_rec *r)
         t->sw_peek_lost = true;
         return;
     }
-    if (r->pid != t->pid)
-        return;
     struct tthread *th;
-    if (r->type == PERF_RECORD_SAMPLE) {
-        /* The registers an interrupted thread left its CPU with, after the
-         * interrupt: those of its stop, once the switch's record shows it
-         * left to sleep (the record follows the sample, on the same CPU). */
-        th = find_indexed(t, r->tid);
-        if (th && (th->want || th->run == TT_HELD) && r->t_ns > th->t_interrupt_ns &&
-            r->t_ns >= th->stop_regs_ns) {
-            th->stop_regs = r->hit.regs;
-            th->stop_regs_ns = r->t_ns;
-            th->stop_regs_ok = false;
-        }
-    } else if (r->type == PERF_RECORD_SWITCH_CPU_WIDE && (th = find_indexed(t, r->tid))) {
-        if (r->in) {
+    if ((r->type != PERF_RECORD_SAMPLE && r->type != PERF_RECORD_SWITCH_CPU_WIDE) ||
+        r->pid != t->pid || !(th = find_indexed(t, r->tid)))
+        return;
+    note_stop_regs(th, r);
+    if (r->type == PERF_RECORD_SWITCH_CPU_WIDE) {
+        if (r->in)
             th->ins_peeked++;
-            return;
-        }
-        if (r->t_ns > th->out_peeked_ns)
+        else if (r->t_ns > th->out_peeked_ns)
             th->out_peeked_ns = r->t_ns;
-        if (!r->preempted && th->stop_regs_ns > th->t_interrupt_ns && r->t_ns >= th->stop_regs_ns)
-            th->stop_regs_ok = true;
     }
 }
 
@@ -312,6 +319,8 @@ static void take_sample(void *arg, const struct psample_rec *r)
     struct tthread *th = find_indexed(t, r->tid);
     if (!th)
         return;
+    if (t->sw->switch_samples)
+        note_stop_regs(th, r); /* (a late stop's, read before it is seen) */
     if (r->type == PERF_RECORD_SWITCH_CPU_WIDE) {
         th->cs.ins += r->in;
         if (r->in && r->t_ns > th->in_t_ns)
@@ -550,6 +559,8 @@ static void read_switches(struct tracee *t)
     if (t->sw != t->pss)
         psample_set__release(t->sw);
 }
+
+void tracee__read_switches(struct tracee *t) { read_switches(t); }
 
 /* A ring of t->sw half full between ticks: its records folded now, as
  * the tick's read would, which frees their room. (Not while stops are

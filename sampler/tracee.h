@@ -355,6 +355,13 @@ uint64_t tracee__stop_began(const struct tthread *th, uint64_t seen_ns);
  * PTRACE_GETREGS gives what a restart of a call the stop broke needs. */
 bool tracee__stop_regs(struct tracee *t, struct tthread *th, struct user_regs_struct *out);
 
+/* The records of t->sw since they were last read, folded into each
+ * thread, their room freed: what tracee__look does first, and a long
+ * wait between ticks when a ring is half full. A stop's sample read so,
+ * before the stop is seen (a thread that stops after its tick), still
+ * serves tracee__stop_regs. */
+void tracee__read_switches(struct tracee *t);
+
 /* Note where a thread's scheduler counters stand now that its sample is
  * done: those read during its stop for a running thread; for a blocked
  * one, those of now, when it is back to sleeping where it was (our own

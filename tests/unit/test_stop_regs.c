@@ -3,7 +3,8 @@
  * real traced child: a thread spinning in user code with known values in
  * its registers, one blocked in read(2), one in epoll_wait (which a stop
  * breaks with EINTR: its registers must come from PTRACE_GETREGS, which
- * has the call's number for its restart). */
+ * has the call's number for its restart); and the spinner's stops seen
+ * only after the records were read (a thread that stops after its tick). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -208,6 +209,28 @@ TEST(stop_registers_from_the_switch_sample)
         else if (t.th[i].tid != child)
             reader = (int)i;
     }
+    /* A stop seen after the tick's read of the records has taken its
+     * sample (a thread that stops after its tick was over): still used. */
+    int late_ring = 0, late_stops = 0;
+    for (int round = 0; round < 20 && !bad && spinner >= 0; round++) {
+        struct tthread *th = &t.th[spinner];
+        struct user_regs_struct r, g;
+        if (!stop(th))
+            continue;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL); /* (its switch is over) */
+        tracee__read_switches(&t);
+        bool from_ring = tracee__stop_regs(&t, th, &r);
+        CHECK(ptrace(PTRACE_GETREGS, th->tid, 0, &g) == 0);
+        go_on(th);
+        late_stops++;
+        if (from_ring && !(bad = differ(&r, &g)))
+            late_ring++;
+        else if (from_ring) {
+            br = r;
+            bg = g;
+        }
+    }
     size_t nthreads = t.n;
     tracee__detach(&t, 1000);
     tracee__free(&t);
@@ -233,4 +256,7 @@ TEST(stop_registers_from_the_switch_sample)
     /* A call broken with EINTR: never from the sample. */
     CHECK_EQ_INT(eintr[epoller], stops[epoller]);
     CHECK_EQ_INT(ring[epoller], 0);
+    if (late_ring < late_stops / 2)
+        UNIT_FAIL("registers from the switch's sample, read before the stop was seen, at %d of "
+                  "%d stops of the spinner", late_ring, late_stops);
 }
