@@ -186,7 +186,6 @@ struct tracee_stats {
     unsigned long sw_drains;    /* reads of t->sw's rings between ticks, half full */
     unsigned long stop_regs_ring; /* stops whose registers came from the sample
                                    * of their switch off the CPU (no PTRACE_GETREGS) */
-    unsigned long stop_regs_read; /* ... and those read with PTRACE_GETREGS after all */
 };
 
 /* Called for each interrupted thread as soon as it has stopped; it is
@@ -351,8 +350,9 @@ uint64_t tracee__stop_began(const struct tthread *th, uint64_t seen_ns);
  * no PTRACE_GETREGS, which waits, spinning, until the thread is off its
  * CPU, and is a system call more. Waits for that sample a few tens of
  * microseconds at most. False where there are none (no such events, the
- * thread's first stop, records lost) or in a system call, where only
- * PTRACE_GETREGS gives what a restart of a call the stop broke needs. */
+ * thread's first stop, records lost, the sample late) or where rax says
+ * a call the stop broke (-EINTR), whose restart needs orig_rax, which
+ * only PTRACE_GETREGS gives, or a call not returned yet (-ENOSYS). */
 bool tracee__stop_regs(struct tracee *t, struct tthread *th, struct user_regs_struct *out);
 
 /* The records of t->sw since they were last read, folded into each
