@@ -45,8 +45,9 @@ foreign_threads() { # SUITE CASE-PREFIX
         f="$T/$name.folded"
 
         # The spinner: every sample foreign, most in foreign_crunch under
-        # spinner (but those of the runtime's tick handler, [rts], where
-        # its signal lands on the thread: see in_signal_handler).
+        # spinner; but where the non-threaded runtime's tick signal lands
+        # on it, [rts] in its handler, handle_tick (in_signal_handler
+        # checks that with another of the runtime's handlers).
         all=$(count_matching "$f" '^tid [0-9]+ \(c_spinner\);')
         spin=$(count_matching "$f" '^tid [0-9]+ \(c_spinner\);(\[safe-ffi\];|\[rts\];.*;handle_tick [0-9]+$)')
         crunch=$(count_matching "$f" '^tid [0-9]+ \(c_spinner\);\[safe-ffi\];.*;spinner;foreign_crunch [0-9]+$')
