@@ -180,6 +180,8 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->pause_switched); /* and later */
     put_u64(&s, p->cs_drains); /* and later */
     put_u64(&s, p->pause_regs_ring); /* and later */
+    put_u64(&s, p->pause_prefetched); /* and later */
+    put_u64(&s, p->pause_prefetch_missed);
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -446,6 +448,10 @@ static void read_meta(struct cur *c, struct profile *p)
         p->cs_drains = get_u64(c, "a counter");
     if (!c->bad && c->left >= 8)
         p->pause_regs_ring = get_u64(c, "a counter");
+    if (!c->bad && c->left >= 16) {
+        p->pause_prefetched = get_u64(c, "a counter");
+        p->pause_prefetch_missed = get_u64(c, "a counter");
+    }
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

@@ -53,6 +53,11 @@ static void header(const struct profile *p, FILE *f)
             fprintf(f, "; registers of %" PRIu64 " from the sample of that switch, not "
                        "PTRACE_GETREGS",
                     p->pause_regs_ring);
+        if (p->pause_prefetched || p->pause_prefetch_missed)
+            fprintf(f, "; the C stack of %" PRIu64 " read while waiting for that sample, at "
+                       "the thread's last stack pointer (%" PRIu64 " more read there, then "
+                       "again where the registers said)",
+                    p->pause_prefetched, p->pause_prefetch_missed);
         fprintf(f, ")\n");
     }
     if (p->self_cpu_ns && p->duration_ns) {

@@ -49,6 +49,7 @@ int capture__reserve(struct capture *c, size_t threads, size_t extra)
 void capture__begin(struct capture *c)
 {
     c->n = 0;
+    c->pre.tid = 0;
     memimg__reset(&c->img);
 }
 
@@ -67,9 +68,10 @@ static struct thread_capture *start(struct capture *c, const struct tthread *th)
     return tc;
 }
 
-/* A range this long or longer is a live stack chunk, which grows down:
- * read it ahead from a little lower, so that the frames pushed since the
- * last capture still fall inside it. */
+/* A range this long or longer is a live stack chunk, which grows down (and
+ * so is one that held the thread's STG Sp): read it ahead from a little
+ * lower, so that the frames pushed since the last capture still fall
+ * inside it. */
 #define AHEAD_SLACK 1024
 
 /* Add a range to the batch unless the image has it already (a shared
@@ -88,6 +90,35 @@ static bool add_range(struct capture *c, uint64_t a, size_t len, struct remote_r
     return true;
 }
 
+/* How much C stack to read for th. */
+static size_t stack_want(const struct capture *c, const struct tthread *th)
+{
+    size_t want = th->stack_want ? th->stack_want : c->stack_bytes;
+    return want > c->stack_bytes ? c->stack_bytes : want;
+}
+
+/* Add the ranges th's last capture needed (th->ahead) to the batch, but
+ * those the image has. False when the image is full. */
+static bool add_ahead(struct capture *c, const struct tthread *th, struct remote_req *req,
+                      size_t *reg, size_t *n)
+{
+    bool room = true;
+    for (size_t k = 0; k < th->nahead && room; k++) {
+        uint64_t a = th->ahead[k].addr;
+        size_t len = th->ahead[k].len;
+        if (memimg__ptr(&c->img, a, len))
+            continue; /* captured already this tick (a shared Capability) */
+        uint64_t sp = th->last_rbp;
+        bool grows = len >= 2 * AHEAD_SLACK || (sp >= a && sp - a < len);
+        if (grows && a >= AHEAD_SLACK) {
+            a -= AHEAD_SLACK;
+            len += AHEAD_SLACK;
+        }
+        room = add_range(c, a, len, req, reg, n);
+    }
+    return room;
+}
+
 /* The C stack from rsp up, as deep as th->stack_want says, and with it, in
  * the same process_vm_readv, the ranges the thread's last capture needed
  * beyond it (th->ahead): a GHC thread's Task, Capability, TSO and stack
@@ -97,17 +128,16 @@ static bool add_range(struct capture *c, uint64_t a, size_t len, struct remote_r
  * time. Whatever turns out different is read afterwards by whoever needs it
  * (rts__grab finds the rest in the image), so a wrong guess costs only
  * bytes, and a right one saves a system call per range while the thread is
- * stopped. With have_stack (a perf sample's), the image has the C stack
- * already: the batch then has only the ranges beyond it. */
+ * stopped. With have_stack (a perf sample's, or capture__prefetch's), the
+ * image has the C stack already: the batch then has only the ranges beyond
+ * it (of which a prefetch has read th->ahead too). */
 static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
                        struct thread_capture *tc, capture_guess_fn guess, void *ctx,
                        bool have_stack)
 {
     struct remote_req req[1 + TT_READ_AHEAD + CAPTURE_GUESSES];
     size_t reg[1 + TT_READ_AHEAD + CAPTURE_GUESSES], n = 0;
-    size_t want = th->stack_want ? th->stack_want : c->stack_bytes;
-    if (want > c->stack_bytes)
-        want = c->stack_bytes;
+    size_t want = stack_want(c, th);
     if (!have_stack) {
         uint8_t *buf = memimg__add(&c->img, tc->regs.rsp, want);
         if (!buf)
@@ -116,18 +146,7 @@ static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
         reg[n++] = c->img.n - 1;
     }
     size_t first = n;
-    bool room = true;
-    for (size_t k = 0; k < th->nahead && room; k++) {
-        uint64_t a = th->ahead[k].addr;
-        size_t len = th->ahead[k].len;
-        if (memimg__ptr(&c->img, a, len))
-            continue; /* captured already this tick (a shared Capability) */
-        if (len >= 2 * AHEAD_SLACK && a >= AHEAD_SLACK) {
-            a -= AHEAD_SLACK;
-            len += AHEAD_SLACK;
-        }
-        room = add_range(c, a, len, req, reg, &n);
-    }
+    bool room = add_ahead(c, th, req, reg, &n);
     size_t ahead = n - first;
     struct memimg_note g[CAPTURE_GUESSES];
     size_t ng = guess && room ? guess(ctx, &tc->regs, g, CAPTURE_GUESSES) : 0;
@@ -144,8 +163,90 @@ static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
     c->short_stacks += req[0].got < want;
 }
 
+/* Is rsp within capture__prefetch's reach of a range it reads at near? */
+static bool near_rsp(uint64_t rsp, uint64_t near)
+{
+    return rsp + CAPTURE_PRE_BELOW >= near && rsp <= near + CAPTURE_PRE_ABOVE;
+}
+
+void capture__prefetch(struct capture *c, pid_t pid, const struct tthread *th)
+{
+    struct remote_req req[CAPTURE_PRE_AT + TT_READ_AHEAD];
+    size_t reg[CAPTURE_PRE_AT + TT_READ_AHEAD], n = 0;
+    struct capture_prefetch *p = &c->pre;
+    p->tid = 0;
+    p->n = 0;
+    bool room = add_ahead(c, th, req, reg, &n);
+    c->read_ahead += n;
+    size_t first = n;
+    uint64_t near[CAPTURE_PRE_AT] = {th->last_rsp, th->other_rsp};
+    size_t len = CAPTURE_PRE_BELOW + CAPTURE_PRE_ABOVE + stack_want(c, th);
+    for (size_t k = 0; k < CAPTURE_PRE_AT && room; k++) {
+        if (near[k] < CAPTURE_PRE_BELOW || (k && near_rsp(near[k], near[0])))
+            continue;
+        uint64_t a = near[k] - CAPTURE_PRE_BELOW;
+        uint8_t *buf = memimg__add(&c->img, a, len);
+        if (!buf)
+            break;
+        req[n] = (struct remote_req){a, buf, len, 0};
+        reg[n++] = c->img.n - 1;
+        p->at[p->n].addr = a;
+        p->at[p->n].len = len;
+        p->at[p->n].reg = c->img.n - 1;
+        p->n++;
+    }
+    remote__batch(pid, req, n);
+    for (size_t i = 0; i < n; i++)
+        memimg__set_len_at(&c->img, reg[i], req[i].got);
+    for (size_t k = 0; k < p->n; k++)
+        p->at[k].got = req[first + k].got;
+    p->tid = p->n ? th->tid : 0;
+}
+
+/* Does a stack capture__prefetch read (c->pre) hold tc's, from its rsp up,
+ * as deep as a read at rsp would have given? Then it is tc's C stack, and
+ * the others are dropped; else all are. */
+static bool use_prefetch(struct capture *c, const struct tthread *th, struct thread_capture *tc)
+{
+    struct capture_prefetch *p = &c->pre;
+    if (p->tid != th->tid) {
+        p->tid = 0;
+        return false;
+    }
+    p->tid = 0;
+    uint64_t rsp = tc->regs.rsp;
+    size_t want = stack_want(c, th);
+    size_t use = CAPTURE_PRE_AT, have = 0;
+    for (size_t k = 0; k < p->n && !tc->err && use == CAPTURE_PRE_AT; k++) {
+        /* (A read that came back short ends at the top of the stack's
+         * mapping: one at rsp would end there too.) */
+        if (rsp < p->at[k].addr || rsp - p->at[k].addr >= p->at[k].got)
+            continue;
+        have = p->at[k].got - (size_t)(rsp - p->at[k].addr);
+        if (have >= want || p->at[k].got < p->at[k].len)
+            use = k;
+    }
+    for (size_t k = p->n; k-- > 0;)
+        if (k != use)
+            memimg__set_len_at(&c->img, p->at[k].reg, 0); /* (the image's space too, if last) */
+    if (use == CAPTURE_PRE_AT) {
+        c->pre_missed += !tc->err;
+        return false;
+    }
+    tc->stack_len = have < want ? have : want;
+    c->short_stacks += have < want;
+    c->pre_used++;
+    return true;
+}
+
 void capture__remember(struct capture *c, struct tthread *th, const struct thread_capture *tc)
 {
+    if (!tc->err) {
+        if (th->last_rsp && !near_rsp(tc->regs.rsp, th->last_rsp))
+            th->other_rsp = th->last_rsp;
+        th->last_rsp = tc->regs.rsp;
+        th->last_rbp = tc->regs.rbp;
+    }
     th->nahead = 0;
     for (size_t i = tc->first_note; i < c->img.nnotes && th->nahead < TT_READ_AHEAD; i++) {
         const struct memimg_note *nt = &c->img.notes[i];
@@ -159,14 +260,17 @@ void capture__thread(struct capture *c, pid_t pid, const struct tthread *th,
                      const struct user_regs_struct *regs, capture_guess_fn guess, void *ctx)
 {
     struct thread_capture *tc = start(c, th);
-    if (!tc)
+    if (!tc) {
+        c->pre.tid = 0;
         return;
+    }
     if (regs)
         tc->regs = *regs;
     else
         tc->err = ptrace(PTRACE_GETREGS, th->tid, 0, &tc->regs) < 0 ? -errno : 0;
+    bool have = use_prefetch(c, th, tc);
     if (!tc->err)
-        read_stack(c, pid, th, tc, guess, ctx, false);
+        read_stack(c, pid, th, tc, guess, ctx, have);
 }
 
 struct thread_capture *capture__soft(struct capture *c, pid_t pid, const struct tthread *th)

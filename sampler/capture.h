@@ -34,6 +34,20 @@ struct thread_capture {
     uint32_t reads;       /* process_vm_readv calls made while it was stopped */
 };
 
+/* What capture__prefetch read of a stopped thread before its registers
+ * were known: the ranges of th->ahead, then its C stack about where it was
+ * at its last captures (one range each). */
+#define CAPTURE_PRE_AT 2
+struct capture_prefetch {
+    pid_t tid; /* 0: nothing prefetched */
+    size_t n;
+    struct {
+        uint64_t addr;
+        size_t len, got; /* asked, and arrived */
+        size_t reg;      /* its region in the image */
+    } at[CAPTURE_PRE_AT];
+};
+
 struct capture {
     uint64_t t_ns; /* monotonic time of the stop */
     struct thread_capture *th;
@@ -44,6 +58,9 @@ struct capture {
     size_t img_threads; /* threads the image has room for */
     unsigned long short_stacks; /* stack copies that ended early (top of stack) */
     unsigned long read_ahead;   /* ranges read ahead with the stacks */
+    struct capture_prefetch pre;
+    unsigned long pre_used;   /* stops whose C stack the prefetch had */
+    unsigned long pre_missed; /* ... that read it again (the thread elsewhere) */
 };
 
 int capture__init(struct capture *c, size_t stack_bytes);
@@ -70,6 +87,20 @@ typedef size_t (*capture_guess_fn)(void *ctx, const struct user_regs_struct *reg
 void capture__thread(struct capture *c, pid_t pid, const struct tthread *th,
                      const struct user_regs_struct *regs,
                      capture_guess_fn guess, void *ctx);
+
+/* While a stopped thread's registers are still awaited (the sample of its
+ * switch off its CPU: tracee__stop_regs), read what its capture will need
+ * whatever they are, in one process_vm_readv: the ranges of th->ahead, and
+ * its C stack about where it was at its last captures (th->last_rsp and
+ * th->other_rsp), from CAPTURE_PRE_BELOW bytes below to CAPTURE_PRE_ABOVE
+ * above as deep as th->stack_want says. capture__thread, which must come
+ * next for the same thread, keeps the one that holds the registers' rsp with
+ * as much above it as a read at rsp would give, and drops the others (and
+ * reads the stack at rsp as usual if none does). Nothing for a thread
+ * never captured. */
+#define CAPTURE_PRE_BELOW 4096
+#define CAPTURE_PRE_ABOVE 1024
+void capture__prefetch(struct capture *c, pid_t pid, const struct tthread *th);
 
 /* After the rest of a thread's capture (the RTS reader's, which notes the
  * ranges it needs in the image): keep those ranges in th->ahead for its

@@ -380,6 +380,13 @@ static size_t guess_stack(void *arg, const struct user_regs_struct *regs,
     return regs->fs_base ? rts__guess_stack(&r->rts, regs, out, max) : 0;
 }
 
+/* Called while a stopped thread's registers are awaited. */
+static void prefetch(void *arg, struct tthread *th)
+{
+    struct recorder *r = arg;
+    capture__prefetch(&r->cap, r->t.pid, th);
+}
+
 /* Called while one thread is stopped: capture it; the tracee resumes it
  * right after (also for a thread that stops after its tick was over: it was
  * waiting for a CPU, so its stack is still the one it had then). */
@@ -388,7 +395,7 @@ static const struct user_regs_struct *on_stop(void *arg, struct tthread *th)
     struct recorder *r = arg;
     unsigned long reads = remote__calls();
     struct user_regs_struct regs;
-    bool known = tracee__stop_regs(&r->t, th, &regs);
+    bool known = tracee__stop_regs(&r->t, th, &regs, prefetch, r);
     capture__thread(&r->cap, r->t.pid, th, known ? &regs : NULL, guess_stack, r);
     if (r->cap.n == 0 || r->cap.th[r->cap.n - 1].tid != th->tid)
         return NULL;
@@ -1169,6 +1176,8 @@ int record__run(const struct record_opts *o)
     r.p.cs_losses = r.t.st.cs_losses;
     r.p.cs_drains = r.t.st.sw_drains;
     r.p.pause_regs_ring = r.t.st.stop_regs_ring;
+    r.p.pause_prefetched = r.cap.pre_used;
+    r.p.pause_prefetch_missed = r.cap.pre_missed;
     r.p.cs_busy = r.t.st.cs_busy;
     r.p.ps_samples = r.t.st.ps_samples;
     r.p.ps_stale = r.t.st.ps_stale;

@@ -754,7 +754,8 @@ struct tthread *tracee__find(struct tracee *t, pid_t tid) { return find(t, tid);
  * PTRACE_GETREGS would wait for the switch too. */
 #define TT_STOP_REGS_SPIN_NS 40000u
 
-bool tracee__stop_regs(struct tracee *t, struct tthread *th, struct user_regs_struct *out)
+bool tracee__stop_regs(struct tracee *t, struct tthread *th, struct user_regs_struct *out,
+                       tracee_wait_fn while_waiting, void *ctx)
 {
     /* (Only the events that sample switches have registers; a thread's
      * thread pointer, which they lack, comes from an earlier stop.) */
@@ -779,9 +780,11 @@ bool tracee__stop_regs(struct tracee *t, struct tthread *th, struct user_regs_st
             return true;
         }
         uint64_t now = tracee__now_ns();
-        if (!from)
+        if (!from) {
             from = now;
-        else if (now - from > TT_STOP_REGS_SPIN_NS)
+            if (while_waiting)
+                while_waiting(ctx, th);
+        } else if (now - from > TT_STOP_REGS_SPIN_NS)
             break;
         __builtin_ia32_pause();
     }

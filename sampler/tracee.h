@@ -114,6 +114,11 @@ struct tthread {
 #define TT_READ_AHEAD 16
     struct { uint64_t addr; uint32_t len; } ahead[TT_READ_AHEAD];
     uint8_t nahead;
+    /* Its stack pointer at that capture (0: none), and at the last one
+     * before that found it elsewhere, out of capture__prefetch's reach of
+     * last_rsp (a thread that comes and goes between two depths). */
+    uint64_t last_rsp, other_rsp;
+    uint64_t last_rbp; /* ... and its rbp then (in Haskell code, the STG Sp) */
     /* Blocked in a system call: this tick it is sampled without stopping
      * it, from the pc and sp /proc/PID/task/TID/syscall gives (or the
      * registers of its switch to sleep, where they name the call), if its
@@ -352,8 +357,14 @@ uint64_t tracee__stop_began(const struct tthread *th, uint64_t seen_ns);
  * microseconds at most. False where there are none (no such events, the
  * thread's first stop, records lost, the sample late) or where rax says
  * a call the stop broke (-EINTR), whose restart needs orig_rax, which
- * only PTRACE_GETREGS gives, or a call not returned yet (-ENOSYS). */
-bool tracee__stop_regs(struct tracee *t, struct tthread *th, struct user_regs_struct *out);
+ * only PTRACE_GETREGS gives, or a call not returned yet (-ENOSYS).
+ * If the sample is not there yet, while_waiting (may be NULL) is called
+ * once, before the wait: the thread is stopped, so its memory can be read
+ * then, only its registers are not known (capture__prefetch). Its time
+ * counts in the wait. */
+typedef void (*tracee_wait_fn)(void *ctx, struct tthread *th);
+bool tracee__stop_regs(struct tracee *t, struct tthread *th, struct user_regs_struct *out,
+                       tracee_wait_fn while_waiting, void *ctx);
 
 /* The records of t->sw since they were last read, folded into each
  * thread, their room freed: what tracee__look does first, and a long

@@ -77,5 +77,19 @@ else
 fi
 check "proc-regs-read" "--no-perf-events, yet: $(pause_lines "$T/proc.report")" \
     test -z "$(regs_ring "$T/proc.report")"
+# While that sample is awaited, the thread's C stack is read where it was
+# at its last stop (the workload's thread spins in one place), and kept.
+prefetched() { sed -n 's/.*; the C stack of \([0-9]*\) read while waiting for that sample, at the thread.s last stack pointer (\([0-9]*\) more read there.*/\1 \2/p' "$1"; }
+if cpu_events_allowed; then
+    read -r kept again <<EOF2
+$(prefetched "$T/default.report")
+EOF2
+    check "default-stack-prefetched" "C stack of ${kept:-no} of ${r:-no} stops read while waiting, ${again:-no} read again: $(pause_lines "$T/default.report")" \
+        test "${kept:-0}" -ge $((${r:-1} / 4)) -a "${kept:-0}" -ge 1 -a "${again:-1}" -le $((${kept:-0} / 4))
+else
+    skip "default-stack-prefetched" "perf events on every CPU are not allowed here: no sample of a switch to wait for"
+fi
+check "proc-not-prefetched" "--no-perf-events, yet: $(pause_lines "$T/proc.report")" \
+    test -z "$(prefetched "$T/proc.report")"
 check "proc-paused" "no pause figures: $(pause_lines "$T/proc.report")" \
     grep -q 'pause: *per stopped thread: mean [0-9.]* us' "$T/proc.report"

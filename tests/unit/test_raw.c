@@ -35,6 +35,8 @@ static void build(struct profile *p)
     p->pause_switched = 2;
     p->cs_drains = 6;
     p->pause_regs_ring = 5;
+    p->pause_prefetched = 8;
+    p->pause_prefetch_missed = 3;
     p->copied_bytes = 123456;
     p->copied_threads = 78;
     p->stop_reads = 91;
@@ -136,6 +138,8 @@ TEST(round_trip)
     CHECK_EQ_INT(b.pause_switched, 2);
     CHECK_EQ_INT(b.cs_drains, 6);
     CHECK_EQ_INT(b.pause_regs_ring, 5);
+    CHECK_EQ_INT(b.pause_prefetched, 8);
+    CHECK_EQ_INT(b.pause_prefetch_missed, 3);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -198,7 +202,8 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the count of stops whose registers came
+     * type, size, payload. Drop the counts of stops whose C stack was
+     * prefetched, then also the count of stops whose registers came
      * from their switch's sample, then also the count of rings read
      * between ticks, then also the count of pauses timed from a switch,
      * then also the count of calls named by registers,
@@ -215,7 +220,7 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {8, 16, 24, 32, 48, 56, 64, 65, 66, 91, 107, 143, 151, 167, 191};
+    static const int cuts[] = {16, 24, 32, 40, 48, 64, 72, 80, 81, 82, 107, 123, 159, 167, 183, 207};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -227,30 +232,32 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.pause_regs_ring, 0);
-        CHECK_EQ_INT(b.cs_drains, cut <= 8 ? 6 : 0);
-        CHECK_EQ_INT(b.pause_switched, cut <= 16 ? 2 : 0);
-        CHECK_EQ_INT(b.calls_known, cut <= 24 ? 42 : 0);
-        CHECK_EQ_INT(b.preempt, cut <= 32 ? 900 : 0);
-        CHECK_EQ_INT(b.preempt_refused, cut <= 32 ? 9 : 0);
-        CHECK_EQ_INT(b.soft_idle, cut <= 48 ? 17 : 0);
-        CHECK_EQ_INT(b.first_tick_cpu_ns, cut <= 56 ? 4000000 : 0);
+        CHECK_EQ_INT(b.pause_prefetched, 0);
+        CHECK_EQ_INT(b.pause_prefetch_missed, 0);
+        CHECK_EQ_INT(b.pause_regs_ring, cut <= 16 ? 5 : 0);
+        CHECK_EQ_INT(b.cs_drains, cut <= 24 ? 6 : 0);
+        CHECK_EQ_INT(b.pause_switched, cut <= 32 ? 2 : 0);
+        CHECK_EQ_INT(b.calls_known, cut <= 40 ? 42 : 0);
+        CHECK_EQ_INT(b.preempt, cut <= 48 ? 900 : 0);
+        CHECK_EQ_INT(b.preempt_refused, cut <= 48 ? 9 : 0);
+        CHECK_EQ_INT(b.soft_idle, cut <= 64 ? 17 : 0);
+        CHECK_EQ_INT(b.first_tick_cpu_ns, cut <= 72 ? 4000000 : 0);
         CHECK_EQ_INT(b.self_cpu_ns, 90000000);
-        CHECK_EQ_INT(b.nice, cut <= 64 ? -10 : 0);
-        CHECK(b.cs_cpu_wide == (cut <= 65));
-        CHECK(b.nonblocking == (cut <= 66));
-        CHECK_EQ_INT(b.ps_samples, cut <= 66 ? 700 : 0);
-        CHECK_EQ_INT(b.ps_lost, cut <= 66 ? 2 : 0);
-        CHECK_EQ_INT(b.fd_short, cut <= 91 ? 5 : 0);
-        CHECK_EQ_INT(b.fd_limit, cut <= 91 ? 200 : 0);
-        CHECK_EQ_INT(b.cs_threads, cut <= 107 ? 11 : 0);
-        CHECK_EQ_INT(b.cs_losses, cut <= 107 ? 3 : 0);
-        CHECK_EQ_INT(b.cs_errno, cut <= 107 ? 13 : 0);
-        CHECK_EQ_INT(b.cs_busy, cut <= 107 ? 4 : 0);
-        CHECK_EQ_INT(b.stop_reads, cut <= 143 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 151 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 151 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 167 ? 1 : 0);
+        CHECK_EQ_INT(b.nice, cut <= 80 ? -10 : 0);
+        CHECK(b.cs_cpu_wide == (cut <= 81));
+        CHECK(b.nonblocking == (cut <= 82));
+        CHECK_EQ_INT(b.ps_samples, cut <= 82 ? 700 : 0);
+        CHECK_EQ_INT(b.ps_lost, cut <= 82 ? 2 : 0);
+        CHECK_EQ_INT(b.fd_short, cut <= 107 ? 5 : 0);
+        CHECK_EQ_INT(b.fd_limit, cut <= 107 ? 200 : 0);
+        CHECK_EQ_INT(b.cs_threads, cut <= 123 ? 11 : 0);
+        CHECK_EQ_INT(b.cs_losses, cut <= 123 ? 3 : 0);
+        CHECK_EQ_INT(b.cs_errno, cut <= 123 ? 13 : 0);
+        CHECK_EQ_INT(b.cs_busy, cut <= 123 ? 4 : 0);
+        CHECK_EQ_INT(b.stop_reads, cut <= 159 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 167 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 167 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 183 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);

@@ -182,7 +182,7 @@ TEST(stop_registers_from_the_switch_sample)
             struct user_regs_struct r, g;
             if (!stop(th))
                 continue;
-            bool from_ring = tracee__stop_regs(&t, th, &r);
+            bool from_ring = tracee__stop_regs(&t, th, &r, NULL, NULL);
             CHECK(ptrace(PTRACE_GETREGS, th->tid, 0, &g) == 0);
             go_on(th);
             stops[i]++;
@@ -220,7 +220,7 @@ TEST(stop_registers_from_the_switch_sample)
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL); /* (its switch is over) */
         tracee__read_switches(&t);
-        bool from_ring = tracee__stop_regs(&t, th, &r);
+        bool from_ring = tracee__stop_regs(&t, th, &r, NULL, NULL);
         CHECK(ptrace(PTRACE_GETREGS, th->tid, 0, &g) == 0);
         go_on(th);
         late_stops++;
