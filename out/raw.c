@@ -182,6 +182,7 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     put_u64(&s, p->pause_regs_ring); /* and later */
     put_u64(&s, p->pause_prefetched); /* and later */
     put_u64(&s, p->pause_prefetch_missed);
+    put_u64(&s, p->stop_reads_waiting); /* and later */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -452,6 +453,8 @@ static void read_meta(struct cur *c, struct profile *p)
         p->pause_prefetched = get_u64(c, "a counter");
         p->pause_prefetch_missed = get_u64(c, "a counter");
     }
+    if (!c->bad && c->left >= 8)
+        p->stop_reads_waiting = get_u64(c, "a counter");
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

@@ -43,6 +43,10 @@ static void header(const struct profile *p, FILE *f)
         if (p->stop_reads)
             fprintf(f, "; memory read in %.2f process_vm_readv calls per stop",
                     (double)p->stop_reads / (double)p->pause.n);
+        if (p->stop_reads_waiting)
+            fprintf(f, " (%.2f of them while its registers were awaited, %.2f after)",
+                    (double)p->stop_reads_waiting / (double)p->pause.n,
+                    (double)(p->stop_reads - p->stop_reads_waiting) / (double)p->pause.n);
         if (p->pause_switched >= p->pause.n)
             fprintf(f, "; each stop timed from the thread's switch off its CPU");
         else if (p->pause_switched)

@@ -32,6 +32,7 @@ struct thread_capture {
     bool stop_switched;   /* ... when it left its CPU (tracee__stop_began) */
     uint64_t t_resume_ns; /* when it was let go again */
     uint32_t reads;       /* process_vm_readv calls made while it was stopped */
+    uint32_t reads_waiting; /* ... of them while its registers were awaited */
 };
 
 /* What capture__prefetch read of a stopped thread before its registers

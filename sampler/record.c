@@ -396,6 +396,7 @@ static const struct user_regs_struct *on_stop(void *arg, struct tthread *th)
     unsigned long reads = remote__calls();
     struct user_regs_struct regs;
     bool known = tracee__stop_regs(&r->t, th, &regs, prefetch, r);
+    unsigned long waiting = remote__calls() - reads;
     capture__thread(&r->cap, r->t.pid, th, known ? &regs : NULL, guess_stack, r);
     if (r->cap.n == 0 || r->cap.th[r->cap.n - 1].tid != th->tid)
         return NULL;
@@ -411,6 +412,7 @@ static const struct user_regs_struct *on_stop(void *arg, struct tthread *th)
     tc->stop_switched = began != tc->t_stop_ns;
     tc->t_stop_ns = began;
     tc->reads = (uint32_t)(remote__calls() - reads);
+    tc->reads_waiting = (uint32_t)waiting;
     tc->t_resume_ns = tracee__now_ns();
     return tc->err ? NULL : &tc->regs;
 }
@@ -439,6 +441,7 @@ static void walk_captures(struct recorder *r)
         save_capture(r, tc);
         if (!tc->soft && !tc->sampled && !tc->switched) {
             r->p.stop_reads += tc->reads;
+            r->p.stop_reads_waiting += tc->reads_waiting;
             hist__add(&r->p.pause, tc->t_resume_ns - tc->t_stop_ns);
             hist__add(&r->p.stop_latency, tc->t_stop_ns - tc->t_interrupt_ns);
             r->p.pause_switched += tc->stop_switched;

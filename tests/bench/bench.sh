@@ -294,6 +294,7 @@ hsspy_figures() { # CONFIG -> sets F_* from that config's reports
     F_COPIED=$(field "$f" 's/.*copied: *\([0-9.]*\) KB .*per thread.*/\1/p')
     F_COPIED_TICK=$(field "$f" 's/.*copied: .*, \([0-9.]*\) KB per tick.*/\1/p')
     F_READS=$(field "$f" 's/.*memory read in \([0-9.]*\) process_vm_readv calls per stop.*/\1/p')
+    F_READS_WAITING=$(field "$f" 's/.*calls per stop (\([0-9.]*\) of them while its registers were awaited.*/\1/p')
     F_RINGS=$(sed -n 's/.*records (perf events) for \(all \)*\([0-9]*\) threads.*/\2/p' "$f" | median)
     F_CPUWIDE=$(sed -n 's/.*records of the per-CPU perf events for all \([0-9]*\) threads.*/\1/p' "$f" | median)
     F_BUSY=$(sed -n 's/.*; \([0-9]*\) of them switched more than once a tick.*/\1/p' "$f" | median)
@@ -466,8 +467,9 @@ for c in $figs; do
     printf '              stopped after all)\n'
     printf '              copied from its memory: %s KB per thread sampled, %s KB per tick;\n' \
         "$F_COPIED" "$F_COPIED_TICK"
-    printf '              %s process_vm_readv calls per stop, while the thread was stopped;\n' \
+    printf '              %s process_vm_readv calls per stop, while the thread was stopped\n' \
         "${F_READS:-?}"
+    printf '              (%s of them while its registers were awaited);\n' "${F_READS_WAITING:-0}"
     if [ "${F_CPUWIDE:-?}" != "?" ]; then
         printf '              which threads ran told by per-CPU context-switch records, for %s\n' \
             "$F_CPUWIDE"

@@ -37,6 +37,7 @@ static void build(struct profile *p)
     p->pause_regs_ring = 5;
     p->pause_prefetched = 8;
     p->pause_prefetch_missed = 3;
+    p->stop_reads_waiting = 40;
     p->copied_bytes = 123456;
     p->copied_threads = 78;
     p->stop_reads = 91;
@@ -140,6 +141,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.pause_regs_ring, 5);
     CHECK_EQ_INT(b.pause_prefetched, 8);
     CHECK_EQ_INT(b.pause_prefetch_missed, 3);
+    CHECK_EQ_INT(b.stop_reads_waiting, 40);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -202,9 +204,10 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the counts of stops whose C stack was
-     * prefetched, then also the count of stops whose registers came
-     * from their switch's sample, then also the count of rings read
+     * type, size, payload. Drop the count of reads while registers were
+     * awaited, then also the counts of stops whose C stack was prefetched,
+     * then also the count of stops whose registers came from their
+     * switch's sample, then also the count of rings read
      * between ticks, then also the count of pauses timed from a switch,
      * then also the count of calls named by registers,
      * then also the counts of threads sampled preempted,
@@ -220,7 +223,7 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {16, 24, 32, 40, 48, 64, 72, 80, 81, 82, 107, 123, 159, 167, 183, 207};
+    static const int cuts[] = {8, 24, 32, 40, 48, 56, 72, 80, 88, 89, 90, 115, 131, 167, 175, 191, 215};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -232,32 +235,33 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.pause_prefetched, 0);
-        CHECK_EQ_INT(b.pause_prefetch_missed, 0);
-        CHECK_EQ_INT(b.pause_regs_ring, cut <= 16 ? 5 : 0);
-        CHECK_EQ_INT(b.cs_drains, cut <= 24 ? 6 : 0);
-        CHECK_EQ_INT(b.pause_switched, cut <= 32 ? 2 : 0);
-        CHECK_EQ_INT(b.calls_known, cut <= 40 ? 42 : 0);
-        CHECK_EQ_INT(b.preempt, cut <= 48 ? 900 : 0);
-        CHECK_EQ_INT(b.preempt_refused, cut <= 48 ? 9 : 0);
-        CHECK_EQ_INT(b.soft_idle, cut <= 64 ? 17 : 0);
-        CHECK_EQ_INT(b.first_tick_cpu_ns, cut <= 72 ? 4000000 : 0);
+        CHECK_EQ_INT(b.stop_reads_waiting, 0);
+        CHECK_EQ_INT(b.pause_prefetched, cut <= 8 ? 8 : 0);
+        CHECK_EQ_INT(b.pause_prefetch_missed, cut <= 8 ? 3 : 0);
+        CHECK_EQ_INT(b.pause_regs_ring, cut <= 24 ? 5 : 0);
+        CHECK_EQ_INT(b.cs_drains, cut <= 32 ? 6 : 0);
+        CHECK_EQ_INT(b.pause_switched, cut <= 40 ? 2 : 0);
+        CHECK_EQ_INT(b.calls_known, cut <= 48 ? 42 : 0);
+        CHECK_EQ_INT(b.preempt, cut <= 56 ? 900 : 0);
+        CHECK_EQ_INT(b.preempt_refused, cut <= 56 ? 9 : 0);
+        CHECK_EQ_INT(b.soft_idle, cut <= 72 ? 17 : 0);
+        CHECK_EQ_INT(b.first_tick_cpu_ns, cut <= 80 ? 4000000 : 0);
         CHECK_EQ_INT(b.self_cpu_ns, 90000000);
-        CHECK_EQ_INT(b.nice, cut <= 80 ? -10 : 0);
-        CHECK(b.cs_cpu_wide == (cut <= 81));
-        CHECK(b.nonblocking == (cut <= 82));
-        CHECK_EQ_INT(b.ps_samples, cut <= 82 ? 700 : 0);
-        CHECK_EQ_INT(b.ps_lost, cut <= 82 ? 2 : 0);
-        CHECK_EQ_INT(b.fd_short, cut <= 107 ? 5 : 0);
-        CHECK_EQ_INT(b.fd_limit, cut <= 107 ? 200 : 0);
-        CHECK_EQ_INT(b.cs_threads, cut <= 123 ? 11 : 0);
-        CHECK_EQ_INT(b.cs_losses, cut <= 123 ? 3 : 0);
-        CHECK_EQ_INT(b.cs_errno, cut <= 123 ? 13 : 0);
-        CHECK_EQ_INT(b.cs_busy, cut <= 123 ? 4 : 0);
-        CHECK_EQ_INT(b.stop_reads, cut <= 159 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 167 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 167 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 183 ? 1 : 0);
+        CHECK_EQ_INT(b.nice, cut <= 88 ? -10 : 0);
+        CHECK(b.cs_cpu_wide == (cut <= 89));
+        CHECK(b.nonblocking == (cut <= 90));
+        CHECK_EQ_INT(b.ps_samples, cut <= 90 ? 700 : 0);
+        CHECK_EQ_INT(b.ps_lost, cut <= 90 ? 2 : 0);
+        CHECK_EQ_INT(b.fd_short, cut <= 115 ? 5 : 0);
+        CHECK_EQ_INT(b.fd_limit, cut <= 115 ? 200 : 0);
+        CHECK_EQ_INT(b.cs_threads, cut <= 131 ? 11 : 0);
+        CHECK_EQ_INT(b.cs_losses, cut <= 131 ? 3 : 0);
+        CHECK_EQ_INT(b.cs_errno, cut <= 131 ? 13 : 0);
+        CHECK_EQ_INT(b.cs_busy, cut <= 131 ? 4 : 0);
+        CHECK_EQ_INT(b.stop_reads, cut <= 167 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 175 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 175 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 191 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);
