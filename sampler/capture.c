@@ -179,10 +179,15 @@ void capture__prefetch(struct capture *c, pid_t pid, const struct tthread *th)
     bool room = add_ahead(c, th, req, reg, &n);
     c->read_ahead += n;
     size_t first = n;
-    uint64_t near[CAPTURE_PRE_AT] = {th->last_rsp, th->other_rsp};
+    /* The lower first: a range that comes back short (the stack's top)
+     * ends the system call there, and one after it takes another. */
+    uint64_t last = th->last_rsp, other = th->other_rsp;
+    if (near_rsp(other, last))
+        other = 0;
+    uint64_t near[CAPTURE_PRE_AT] = {other < last ? other : last, other < last ? last : other};
     size_t len = CAPTURE_PRE_BELOW + CAPTURE_PRE_ABOVE + stack_want(c, th);
     for (size_t k = 0; k < CAPTURE_PRE_AT && room; k++) {
-        if (near[k] < CAPTURE_PRE_BELOW || (k && near_rsp(near[k], near[0])))
+        if (near[k] < CAPTURE_PRE_BELOW)
             continue;
         uint64_t a = near[k] - CAPTURE_PRE_BELOW;
         uint8_t *buf = memimg__add(&c->img, a, len);
