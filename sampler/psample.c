@@ -59,14 +59,11 @@ static void attr(struct perf_event_attr *a, uint64_t period_ns, size_t pages)
     a->context_switch = 1;
     a->sample_id_all = 1;
     a->disabled = 1; /* until psample_set__enable */
-    /* Read every tick: no wake-up until nearly full; but a switch event's
-     * ring is readable to poll(2) once half full, and read then if a tick
-     * is long (tracee.c). (Only poll: an event opened with O_ASYNC would
-     * signal every sample, not the watermark.) */
+    /* Read every tick; but a ring is readable to poll(2) once half full,
+     * and read then if a tick is long (tracee.c). (Only poll: an event
+     * opened with O_ASYNC would signal every sample, not the watermark.) */
     a->watermark = 1;
-    a->wakeup_watermark =
-        (uint32_t)((period_ns && period_ns != UINT64_MAX ? pages - 1 : pages / 2) *
-                   perfring__page_size());
+    a->wakeup_watermark = (uint32_t)(pages / 2 * perfring__page_size());
 }
 
 /* Whether hsspy is in the initial PID namespace, where the process ids it
@@ -150,9 +147,11 @@ static int open_set(struct psample_set *s, uint64_t period_ns, size_t pages)
     return 0;
 }
 
-int psample_set__open(struct psample_set *s, uint64_t period_ns)
+int psample_set__open(struct psample_set *s, uint64_t period_ns, size_t pages)
 {
-    return open_set(s, period_ns && period_ns != UINT64_MAX ? period_ns : 1, PSAMPLE_PAGES);
+    if (pages < PSAMPLE_PAGES || pages & (pages - 1))
+        pages = PSAMPLE_PAGES;
+    return open_set(s, period_ns && period_ns != UINT64_MAX ? period_ns : 1, pages);
 }
 
 size_t psample__switch_pages(uint64_t period_ns, long ncpus)
@@ -247,6 +246,7 @@ static bool parse(const uint8_t *data, uint64_t size, uint64_t pos, uint64_t len
     if (len < sizeof(struct perf_event_header) + 8 + 8 + 8)
         return false;
     hit->src = out->src;
+    hit->copy = NULL;
     at += 8; /* pid, tid */
     hit->t_ns = word(data, size, at);
     at += 8;
@@ -412,6 +412,10 @@ void psample_set__release(struct psample_set *s)
 
 void psample__copy_stack(const struct psample_hit *hit, void *dst)
 {
+    if (hit->copy) {
+        memcpy(dst, hit->copy, hit->stack_len);
+        return;
+    }
     uint64_t size;
     const uint8_t *data = hit->src ? data_of(hit->src, &size) : NULL;
     if (data && hit->stack_len <= size)

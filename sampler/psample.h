@@ -57,11 +57,12 @@
  * psample_set__open_switches, some 270 switches (two records and a
  * sample of registers each). */
 #define PSAMPLE_PAGES 16
-/* The switch events' rings are read every tick too, and a longer tick
- * holds more switches: 16 pages for each PSAMPLE_SWITCH_SPAN_NS of a tick
- * (rounded up to a power of two), up to PSAMPLE_MAX_PAGES a CPU and
- * PSAMPLE_BUDGET_PAGES over all CPUs (but never fewer than 16). On the
- * bench workload at 20 Hz, 16 pages lost records at 3 ticks of 160. */
+/* The switch events' rings (and --nonblocking's) are read every tick
+ * too, and a longer tick holds more switches: 16 pages for each
+ * PSAMPLE_SWITCH_SPAN_NS of a tick (rounded up to a power of two), up to
+ * PSAMPLE_MAX_PAGES a CPU and PSAMPLE_BUDGET_PAGES over all CPUs (but
+ * never fewer than 16). On the bench workload at 20 Hz, 16 pages lost
+ * records at 3 ticks of 160. */
 #define PSAMPLE_SWITCH_SPAN_NS 10000000u
 #define PSAMPLE_MAX_PAGES 128
 #define PSAMPLE_BUDGET_PAGES 1024
@@ -83,6 +84,8 @@ struct psample_hit {
     struct user_regs_struct regs; /* the general registers; no fs_base */
     uint64_t stack_pos;  /* where its stack bytes start in the ring's data */
     uint32_t stack_len;  /* how many were copied (from regs.rsp up) */
+    const uint8_t *copy; /* or, if set, where they were copied out of the
+                          * ring to (a ring read between ticks) */
 };
 
 /* One record of a ring, as psample__each reads it. */
@@ -106,9 +109,12 @@ struct psample_set {
     bool switch_samples; /* psample_set__open_switches: with samples of switches */
 };
 
-/* Open the events of every online CPU, a sample per period_ns, disabled.
- * 0, or -errno (nothing left open): -EACCES or -EPERM without the right. */
-int psample_set__open(struct psample_set *s, uint64_t period_ns);
+/* Open the events of every online CPU, a sample per period_ns, disabled,
+ * each with a ring of `pages` data pages (a power of two, at least
+ * PSAMPLE_PAGES; psample__switch_pages for the tick), readable to poll(2)
+ * once half full, as with psample_set__open_switches. 0, or -errno
+ * (nothing left open): -EACCES or -EPERM without the right. */
+int psample_set__open(struct psample_set *s, uint64_t period_ns, size_t pages);
 void psample_set__close(struct psample_set *s);
 
 /* The same events without sampling at instants: each CPU's context-switch
@@ -151,7 +157,8 @@ void psample_set__release(struct psample_set *s);
  * before fn could copy it: fn is to take switches and losses only. */
 void psample_set__peek(struct psample_set *s, psample_fn fn, void *ctx);
 
-/* Copy the hit's stack bytes (hit->stack_len) to dst, from its ring. */
+/* Copy the hit's stack bytes (hit->stack_len) to dst, from its ring (or
+ * where they were copied to: hit->copy). */
 void psample__copy_stack(const struct psample_hit *hit, void *dst);
 
 /* The records of data (a ring of size bytes, a power of two) from *tail up

@@ -1033,7 +1033,9 @@ int record__run(const struct record_opts *o)
     }
     /* (Before the program is touched: refused, nothing happened to it.) */
     if (o->nonblocking && !o->snapshot) {
-        int err = psample_set__open(&r.pss, (uint64_t)(1e9 / o->rate_hz));
+        uint64_t tick_ns = (uint64_t)(1e9 / o->rate_hz);
+        int err = psample_set__open(&r.pss, tick_ns,
+                                    psample__switch_pages(tick_ns, sysconf(_SC_NPROCESSORS_CONF)));
         if (err < 0) {
             log_nonblocking_refused(err);
             goto done;

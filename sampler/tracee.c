@@ -164,6 +164,10 @@ static void close_fds(struct tthread *th)
         close(th->sys_fd);
     th->stat_fd = th->sched_fd = th->sys_fd = -1;
     cswitch__close(&th->cs);
+    free(th->hit_stack);
+    th->hit_stack = NULL;
+    th->hit.copy = NULL;
+    th->hit_new = false;
 }
 
 /* Whether a thread's context switches are known this tick: from its own
@@ -562,8 +566,29 @@ static void read_switches(struct tracee *t)
 
 void tracee__read_switches(struct tracee *t) { read_switches(t); }
 
+/* --nonblocking's rings are to be read between ticks: each thread's
+ * newest sample read so far (hit_new) gets its stack copied out of its
+ * ring, which can then be released. False where a buffer for it cannot be
+ * had: then nothing is released, and the ring fills up to the tick. */
+static bool keep_hits(struct tracee *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        struct tthread *th = &t->th[i];
+        if (th->run == TT_GONE || !th->hit_new || !th->hit.src ||
+            th->hit.stack_len > PSAMPLE_STACK)
+            continue;
+        if (!th->hit_stack && !(th->hit_stack = malloc(PSAMPLE_STACK)))
+            return false;
+        psample__copy_stack(&th->hit, th->hit_stack);
+        th->hit.copy = th->hit_stack;
+        th->hit.src = NULL;
+    }
+    return true;
+}
+
 /* A ring of t->sw half full between ticks: its records folded now, as
- * the tick's read would, which frees their room. (Not while stops are
+ * the tick's read would, which frees their room (with --nonblocking, once
+ * the newest sample of each thread is copied out). (Not while stops are
  * collected: the tick's picture of each thread, the records up to its
  * read and those peeked since, must hold until it is over.) */
 static void drain_switches(struct tracee *t)
@@ -571,20 +596,25 @@ static void drain_switches(struct tracee *t)
     bool lost = t->sw_lost;
     t->sw_lost = false;
     read_switches(t);
+    if (t->sw == t->pss) {
+        if (keep_hits(t))
+            psample_set__release(t->sw);
+        else
+            t->no_drain = true;
+    }
     t->sw_drain_lost |= t->sw_lost;
     t->sw_lost = lost;
     t->st.sw_drains++;
 }
 
-/* wait_signal, which in a long wait also reads a ring of the switch
- * events (switches only: --nonblocking's rings keep their samples'
- * stacks) once it is half full: then 0, no signal taken. A ring read only
+/* wait_signal, which in a long wait also reads a ring of the per-CPU
+ * events once it is half full: then 0, no signal taken. A ring read only
  * at the tick would lose records, on a program that switches enough, at a
  * rate low enough for rings to fill between ticks whatever their size. */
 static int wait_or_drain(struct tracee *t, const sigset_t *set, uint64_t left_ns)
 {
     struct psample_set *s = t->sw;
-    if (!s || s == t->pss || t->no_drain || left_ns < TT_DRAIN_WAIT_NS)
+    if (!s || t->no_drain || left_ns < TT_DRAIN_WAIT_NS)
         return wait_signal(t, set, left_ns);
     if (t->sig_fd == 0) {
         t->sig_fd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -929,8 +959,8 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
      * thread waits stopped while we read /proc for the others. */
     t->runnable = 0;
     if (t->sw) {
-        for (size_t i = 0; i < t->n; i++)
-            t->th[i].hit_new = false;
+        /* (hit_new is left as it is: a sample read between ticks is one
+         * of this tick's; it is cleared once the tick has looked.) */
         t->sw_lost = t->sw_drain_lost; /* (records lost by a read since the tick) */
         t->sw_drain_lost = t->sw_peek_lost = false;
         read_switches(t);
@@ -947,6 +977,8 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
     }
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
+        bool hit_new = th->hit_new;
+        th->hit_new = false;
         th->unchanged = false;
         th->soft = false;
         th->sampled = false;
@@ -965,7 +997,7 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
          * every thread as of one random instant, as far as it can). */
         /* (Not one taken before its last stop, on its way to it: the
          * capture of the stop is newer.) */
-        bool hit = t->pss && th->hit_new && th->fs_base && th->hit.t_ns > th->resumed_ns;
+        bool hit = t->pss && hit_new && th->fs_base && th->hit.t_ns > th->resumed_ns;
         th->sampled = hit;
         /* A thread that has not run since its last sample keeps its state
          * and its stack: its ring, or one cheap schedstat read, decides.

@@ -53,12 +53,14 @@ struct tthread {
     /* --nonblocking (t->pss), this tick: it was on a CPU at that CPU's
      * sampling instant since the last tick (`sampled`, from its newest
      * such sample, `hit`, whose stack stays in the ring until the tick's
-     * release); or it ran but was not on a CPU at such an instant, or is
+     * release, or is copied to hit_stack if the ring is read between
+     * ticks); or it ran but was not on a CPU at such an instant, or is
      * in a call /proc cannot sample (`stale`: its last sample repeated,
      * not stopped). Only once its thread pointer is known (fs_base). */
     bool sampled, stale;
     struct psample_hit hit;
-    bool hit_new; /* hit is a sample of this tick's records */
+    bool hit_new; /* hit is a sample of the records since the last tick */
+    uint8_t *hit_stack; /* PSAMPLE_STACK bytes, once needed (see hit) */
     /* Waiting for a CPU since it was preempted (t->sw's records), which a
      * sample of its registers as it left the CPU shows (`hit`, from events
      * that sample switches): this tick it is captured from those, nothing

@@ -509,7 +509,7 @@ TEST(real_samples_and_rephase)
     while (!atomic_load(&tid_of))
         nap_ms(1);
     struct psample_set s;
-    int err = psample_set__open(&s, 1000000);
+    int err = psample_set__open(&s, 1000000, PSAMPLE_PAGES);
     if (err < 0) {
         atomic_store(&phase, 2);
         pthread_join(t, NULL);
