@@ -24,6 +24,31 @@ if [ "$(nproc)" -gt 8 ]; then
     exit 0
 fi
 
+# in_nap CASE FOLDED: the nappers sampled at (nearly) every one of $ticks
+# ticks, four of them, each sample in its nap.
+in_nap() {
+    local all in_nap
+    grep 'switch_loop' "$2" >"$T/nappers"
+    all=$(total_count "$T/nappers")
+    in_nap=$(count_matching "$T/nappers" ';switch_loop;switch_nap(;|$| )')
+    check "$1" "$in_nap of $all nappers' samples in switch_loop;switch_nap" \
+        test "$all" -ge $((4 * ticks * 9 / 10)) -a "$in_nap" = "$all"
+}
+
+# read_early CASE-PREFIX REPORT: a recording at 2 Hz (sets $ticks) whose
+# rings were read between ticks, at least once between two ticks but when
+# half full, not at every switch (some 70 in 4 s on a 2-CPU VM, for some
+# 80000 switches), and lost no record.
+read_early() {
+    local drains
+    ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$2" | head -n1)
+    check "$1-ticks" "${ticks:-no} ticks in 4 s at 2 Hz" test "${ticks:-0}" -ge 6
+    drains=$(sed -n 's/.*; their rings read \([0-9]*\) times between ticks, half full.*/\1/p' "$2")
+    check "$1-drained" "$(grep -m1 'switches:' "$2" || echo 'no switches: line')" \
+        test "${drains:-0}" -ge "$ticks" -a "${drains:-0}" -le 4000
+    check "$1-none-lost" "$(grep -m1 'switches:' "$2")" lacks_line "$2" 'records lost at'
+}
+
 "$HSSPY" record -q -F 20 --idle -f raw -o "$T/rec.raw" -- "$W/switcher" 4 100 4 >"$T/out" 2>"$T/err"
 check_status "record" $? "$T/err"
 "$HSSPY" report -f report -o "$T/report" "$T/rec.raw" 2>"$T/err"
@@ -37,24 +62,12 @@ check "per-cpu-records" "$(grep -m1 'switches:' "$T/report" || echo 'no switches
     grep -q 'context-switch records of the per-CPU perf events' "$T/report"
 check "none-lost" "$(grep -m1 'switches:' "$T/report")" \
     lacks_line "$T/report" 'records lost at'
-grep 'switch_loop' "$T/folded" >"$T/nappers"
-all=$(total_count "$T/nappers")
-in_nap=$(count_matching "$T/nappers" ';switch_loop;switch_nap(;|$| )')
-check "frames" "$in_nap of $all nappers' samples in switch_loop;switch_nap" \
-    test "$all" -ge $((4 * ticks * 9 / 10)) -a "$in_nap" = "$all"
+in_nap "frames" "$T/folded"
 
 # 2 Hz: ten times the switches between two ticks.
 "$HSSPY" record -q -F 2 --idle -f report -o "$T/slow.report" -- "$W/switcher" 4 100 4 >"$T/out" 2>"$T/err"
 check_status "slow-record" $? "$T/err"
-ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$T/slow.report" | head -n1)
-check "slow-ticks" "${ticks:-no} ticks in 4 s at 2 Hz" test "${ticks:-0}" -ge 6
-drains=$(sed -n 's/.*; their rings read \([0-9]*\) times between ticks, half full.*/\1/p' "$T/slow.report")
-# (At least one read between two ticks; but a read when half full, not at
-# every switch: some 70 in 4 s on a 2-CPU VM, for some 80000 switches.)
-check "slow-drained" "$(grep -m1 'switches:' "$T/slow.report" || echo 'no switches: line')" \
-    test "${drains:-0}" -ge "$ticks" -a "${drains:-0}" -le 4000
-check "slow-none-lost" "$(grep -m1 'switches:' "$T/slow.report")" \
-    lacks_line "$T/slow.report" 'records lost at'
+read_early "slow" "$T/slow.report"
 
 # --nonblocking at 2 Hz: the same, its rings holding samples with stacks,
 # and a spinner on a CPU at nearly every sampling instant, whose sample is
@@ -67,20 +80,10 @@ check_status "nonblocking-record" $? "$T/err"
 check_status "nonblocking-report" $? "$T/err"
 "$HSSPY" report -f folded --threads --idle -o "$T/nb.folded" "$T/nb.raw" 2>"$T/err"
 check_status "nonblocking-folded" $? "$T/err"
-ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$T/nb.report" | head -n1)
-check "nonblocking-ticks" "${ticks:-no} ticks in 4 s at 2 Hz" test "${ticks:-0}" -ge 6
-drains=$(sed -n 's/.*; their rings read \([0-9]*\) times between ticks, half full.*/\1/p' "$T/nb.report")
-check "nonblocking-drained" "$(grep -m1 'switches:' "$T/nb.report" || echo 'no switches: line')" \
-    test "${drains:-0}" -ge "$ticks" -a "${drains:-0}" -le 4000
-check "nonblocking-none-lost" "$(grep -m1 'switches:' "$T/nb.report")" \
-    lacks_line "$T/nb.report" 'records lost at'
+read_early "nonblocking" "$T/nb.report"
 check "nonblocking-none-dropped" "$(grep -m1 'nonblocking:' "$T/nb.report" || echo 'no nonblocking: line')" \
     lacks_line "$T/nb.report" 'dropped by the kernel'
-grep 'switch_loop' "$T/nb.folded" >"$T/nb.nappers"
-all=$(total_count "$T/nb.nappers")
-in_nap=$(count_matching "$T/nb.nappers" ';switch_loop;switch_nap(;|$| )')
-check "nonblocking-frames" "$in_nap of $all nappers' samples in switch_loop;switch_nap" \
-    test "$all" -ge $((4 * ticks * 9 / 10)) -a "$in_nap" = "$all"
+in_nap "nonblocking-frames" "$T/nb.folded"
 # (The spinner's first tick is a stop; the others come from perf samples.)
 perf=$(sed -n 's/.*not stopped: \([0-9]*\) samples,.*/\1/p' "$T/nb.report")
 # (Its samples, by its thread: whatever their frames.)

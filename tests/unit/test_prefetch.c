@@ -94,18 +94,8 @@ static unsigned long prefetched_capture(struct capture *c, pid_t pid, struct tth
 
 TEST(prefetched_stacks_kept_where_they_hold_and_dropped_where_not)
 {
-    int ready[2];
-    CHECK(pipe(ready) == 0);
-    pid_t child = fork();
-    CHECK(child >= 0);
-    if (child == 0) {
-        close(ready[0]);
-        child_main(ready[1]);
-    }
-    close(ready[1]);
-    char ch;
-    CHECK(read(ready[0], &ch, 1) == 1);
-    close(ready[0]);
+    pid_t child = unit_spawn_ready(child_main);
+    CHECK(child > 0);
     struct tracee t;
     memset(&t, 0, sizeof t);
     if (tracee__attach(&t, child) != 0) {

@@ -125,18 +125,8 @@ static const char *differ(const struct user_regs_struct *a, const struct user_re
 
 TEST(stop_registers_from_the_switch_sample)
 {
-    int ready[2];
-    CHECK(pipe(ready) == 0);
-    pid_t child = fork();
-    CHECK(child >= 0);
-    if (child == 0) {
-        close(ready[0]);
-        child_main(ready[1]);
-    }
-    close(ready[1]);
-    char c;
-    CHECK(read(ready[0], &c, 1) == 1);
-    close(ready[0]);
+    pid_t child = unit_spawn_ready(child_main);
+    CHECK(child > 0);
 
     struct psample_set s;
     int err = psample_set__open_switches(&s, child, 0);

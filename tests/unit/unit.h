@@ -10,10 +10,14 @@
 #ifndef HSSPY_TESTS_UNIT_H
 #define HSSPY_TESTS_UNIT_H
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 struct unit_case {
     const char *name;
@@ -105,5 +109,30 @@ extern char unit__why[512];
         }                                                                 \
         return failed ? 1 : 0;                                            \
     }
+
+/* Fork a child that runs body(fd), which never returns, and wait for the
+ * first byte it writes to fd: it is ready. Its pid, or -1. */
+static inline pid_t unit_spawn_ready(void (*body)(int ready_fd))
+{
+    int ready[2];
+    char c;
+    if (pipe(ready) != 0)
+        return -1;
+    pid_t child = fork();
+    if (child == 0) {
+        close(ready[0]);
+        body(ready[1]);
+        _exit(1);
+    }
+    close(ready[1]);
+    ssize_t got = child > 0 ? read(ready[0], &c, 1) : -1;
+    close(ready[0]);
+    if (child > 0 && got != 1) {
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+        return -1;
+    }
+    return child;
+}
 
 #endif
