@@ -120,7 +120,7 @@ struct profile {
     uint64_t pause_regs_ring; /* stops whose registers came from the sample of that
                                * switch, not PTRACE_GETREGS */
     uint64_t pause_prefetched; /* stops whose C stack was read while their
-                                * registers were awaited, at their last rsp */
+                                * registers were awaited, near their last rsps */
     uint64_t pause_prefetch_missed; /* ... read, then again at the rsp they had */
     uint64_t cs_drains;       /* per-CPU switch rings read between ticks, half full */
     uint64_t errors[WE__COUNT];

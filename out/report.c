@@ -58,9 +58,9 @@ static void header(const struct profile *p, FILE *f)
                        "PTRACE_GETREGS",
                     p->pause_regs_ring);
         if (p->pause_prefetched || p->pause_prefetch_missed)
-            fprintf(f, "; the C stack of %" PRIu64 " read while waiting for that sample, at "
-                       "the thread's last stack pointer (%" PRIu64 " more read there, then "
-                       "again where the registers said)",
+            fprintf(f, "; the C stack of %" PRIu64 " read while waiting for that sample, "
+                       "near the thread's last stack pointers (%" PRIu64 " more read there, "
+                       "then again where the registers said)",
                     p->pause_prefetched, p->pause_prefetch_missed);
         fprintf(f, ")\n");
     }

@@ -79,7 +79,7 @@ check "proc-regs-read" "--no-perf-events, yet: $(pause_lines "$T/proc.report")" 
     test -z "$(regs_ring "$T/proc.report")"
 # While that sample is awaited, the thread's C stack is read where it was
 # at its last stop (the workload's thread spins in one place), and kept.
-prefetched() { sed -n 's/.*; the C stack of \([0-9]*\) read while waiting for that sample, at the thread.s last stack pointer (\([0-9]*\) more read there.*/\1 \2/p' "$1"; }
+prefetched() { sed -n 's/.*; the C stack of \([0-9]*\) read while waiting for that sample, near the thread.s last stack pointers (\([0-9]*\) more read there.*/\1 \2/p' "$1"; }
 if cpu_events_allowed; then
     read -r kept again <<EOF2
 $(prefetched "$T/default.report")
