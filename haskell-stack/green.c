@@ -28,7 +28,7 @@ size_t green__capture(const struct rts *r, pid_t pid, struct memimg *img, uint64
         for (size_t steps = 0; tso && tso != r->end_tso_queue && n < max && steps < MAX_TSOS;
              steps++) {
             uint64_t info, next, why, bi;
-            rts__grab_stack(r, pid, img, tso, 0);
+            rts__grab_stack(r, pid, img, tso);
             if (memimg__read_u64(img, tso, &info) < 0 || info != r->stg_TSO_info)
                 break; /* not a TSO: the list is not what it should be */
             tsos[n++] = tso;

@@ -531,11 +531,13 @@ static uint64_t task_slot(const struct rts *r, const struct user_regs_struct *re
 }
 
 /* Copy the stack chunk holding a TSO's stack, from its live end to its end,
- * and the chunks after it (underflow frames). The live end is sp_hint (Sp,
- * for a TSO that is running: its chunk's saved sp is stale) or, without a
- * hint, the chunk's saved sp. */
+ * and the chunks after it (underflow frames). The live end is the chunk's
+ * saved sp; but a running TSO's is stale, its Sp is in rbp: sp_hint is
+ * rbp, or all of the chunk when rbp is not in it (in an unsafe foreign
+ * call, C code may use rbp for anything, and Sp is known only once the C
+ * frames are unwound, after the thread has resumed). */
 static void grab_chunks(const struct rts *r, pid_t pid, struct memimg *img, uint64_t stack,
-                        uint64_t sp_hint)
+                        bool running, uint64_t sp_hint)
 {
     const struct rts_layout *L = r->L;
     uint64_t size, sp;
@@ -548,9 +550,7 @@ static void grab_chunks(const struct rts *r, pid_t pid, struct memimg *img, uint
         uint64_t start = stack + (uint64_t)L->stack.stack.off, end = start + size * 8;
         if (size == 0 || size * 8 > MAX_CHUNK_BYTES)
             return;
-        /* The running chunk's saved sp is stale: Sp lives in rbp. If the
-         * hint is not inside the chunk, take all of it. */
-        uint64_t from = chunk == 0 && sp_hint ? sp_hint : sp;
+        uint64_t from = chunk == 0 && running ? sp_hint : sp;
         if (from < start || from >= end)
             from = start;
         from &= ~(uint64_t)7;
@@ -568,13 +568,19 @@ static void grab_chunks(const struct rts *r, pid_t pid, struct memimg *img, uint
     }
 }
 
-void rts__grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso,
-                     uint64_t sp_hint)
+/* The TSO, copied, and its stack chunk (0 if unreadable). */
+static uint64_t tso_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso)
 {
     uint64_t stack;
     if (rts__grab(pid, img, tso, (size_t)r->L->tso.struct_size) &&
         rts__field(img, tso, r->L->tso.stackobj, &stack))
-        grab_chunks(r, pid, img, stack, sp_hint);
+        return stack;
+    return 0;
+}
+
+void rts__grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso)
+{
+    grab_chunks(r, pid, img, tso_stack(r, pid, img, tso), false, 0);
 }
 
 /* Where the stack chunk (the StgStack object) of a thread running Haskell
@@ -668,7 +674,7 @@ void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_
     /* The whole Capability and TSO are copied: with them the CCCS of a
      * -prof program (cap->r.rCCCS, tso->prof.cccs) for rts__view. */
     if (incall && rts__field(img, incall, L->incall.suspended_tso, &v) && v) {
-        rts__grab_stack(r, pid, img, v, 0); /* in a safe call: its saved sp is right */
+        rts__grab_stack(r, pid, img, v); /* in a safe call: its saved sp is right */
         return;
     }
     if (cap && rts__field(img, cap, L->capability.running_task, &v) && v == task &&
@@ -678,10 +684,7 @@ void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_
          * the TSO (which a collection may have moved since the last
          * sample: another read while it is stopped) is not needed. */
         uint64_t stack = stack_of_regs(r, regs, img);
-        if (stack)
-            grab_chunks(r, pid, img, stack, regs->rbp);
-        else
-            rts__grab_stack(r, pid, img, tso, regs->rbp);
+        grab_chunks(r, pid, img, stack ? stack : tso_stack(r, pid, img, tso), true, regs->rbp);
     }
 }
 

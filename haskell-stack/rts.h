@@ -172,10 +172,10 @@ bool rts__check_task(struct rts *r, const struct user_regs_struct *regs,
  * true if all of it arrived. */
 bool rts__grab(pid_t pid, struct memimg *img, uint64_t addr, size_t len);
 
-/* Copy a TSO, its stack chunk from sp_hint (or its start, or its saved sp
- * for older chunks) to its end, and the chunks after it, into img. */
-void rts__grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso,
-                     uint64_t sp_hint);
+/* Copy a TSO that is not running (suspended in a safe call, or waiting
+ * for its turn), its stack chunk from its saved sp to its end, and the
+ * chunks after it, into img. */
+void rts__grab_stack(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso);
 
 /* Read a field of a structure at base from img (size from the layout). */
 bool rts__field(const struct memimg *img, uint64_t base, struct rts_layout__field f,

@@ -180,21 +180,29 @@ TEST(capture_stack_from_registers)
 
 /* Registers a C function has reused (an unsafe foreign call), or that
  * point at something that is not a STACK: the TSO decides, as without
- * registers. */
+ * registers. Its chunk is copied from Sp if rbp still holds it, else all of
+ * it: the chunk's saved sp is stale while it runs. */
 TEST(capture_stack_from_tso)
 {
     struct target t;
     struct memimg img;
     struct rts_view v;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         setup(&t);
         CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
         if (k == 0)
             t.regs.r15 = 0x7ffd12345670; /* a C value */
         else if (k == 1)
             t.regs.rbp = t.end + 8; /* Sp past the chunk's end */
-        else
+        else if (k == 2)
             put(t.obj, t.r.L->header.info, STACK_INFO + 8); /* not a STACK */
+        if (k == 3) {
+            /* C code cleared rbp; the saved sp is above Sp, which the
+             * stack has grown past since it was saved. */
+            t.regs.r15 = 0x7ffd12345670;
+            t.regs.rbp = 0;
+            put(t.obj, t.r.L->stack.sp, t.end - 64);
+        }
         uint64_t sp = t.regs.rbp;
         read_guess(&t, &img);
         rts__capture_thread(&t.r, getpid(), &t.regs, &img);
@@ -204,6 +212,8 @@ TEST(capture_stack_from_tso)
         CHECK_EQ_INT(v.stack_end, t.end);
         if (k == 0) /* Sp still in the chunk: copied from there */
             CHECK(memimg__ptr(&img, sp, (size_t)(t.end - sp)) != NULL);
+        else if (k == 3) /* Sp unknown: all of the chunk */
+            CHECK(memimg__ptr(&img, t.start, (size_t)(t.end - t.start)) != NULL);
         memimg__free(&img);
         free(t.mem);
     }
