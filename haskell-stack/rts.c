@@ -124,8 +124,12 @@ static const char *const sched_functions[] = {
     "rts_evalIO",     "rts_evalStableIO",   "hs_main",    NULL,
 };
 /* ... and the RTS's static ones, whose names a program's own (global) C
- * functions may well share. */
-static const char *const sched_static_functions[] = {"schedule", "workerStart", NULL};
+ * functions may well share. StgRunIsImplementedInAssembler holds StgRun
+ * and StgReturn, the assembly between schedule() and Haskell code, without
+ * unwind information: a thread stopped there holds its capability with
+ * in_haskell set, but runs neither Haskell code nor a foreign call. */
+static const char *const sched_static_functions[] = {"schedule", "workerStart",
+                                                     "StgRunIsImplementedInAssembler", NULL};
 /* The RTS's signal handlers, static too: the non-threaded runtime's tick
  * (a SIGVTALRM up to GHC 9.0, delivered to whichever thread the kernel
  * picks, a thread C code started included), and those of the signals a
