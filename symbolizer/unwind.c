@@ -349,6 +349,27 @@ static bool stg_return_caller(struct unwinder *u, const struct user_regs_struct 
            unwind__stg_return(code, sizeof code, base, in, read_word, u, out);
 }
 
+/* The sampled pc in a routine without unwind information that has not
+ * moved its stack pointer (glibc's clone3 at its system call, which ends
+ * its FDE there for the child's sake; a small assembly leaf): its return
+ * address is at rsp, if what is there follows a call in C code. (A Haskell
+ * caller is scan_for_haskell's, which checks rbp too.) The caller's
+ * registers then, the callee-saved ones as the thread has them. */
+static bool leaf_caller(struct unwinder *u, const struct user_regs_struct *in,
+                        struct user_regs_struct *out)
+{
+    unw_proc_info_t pi;
+    uint64_t ra;
+    if (find_proc_info(u->as, in->rip, &pi, 0, u) == 0 || read_word(u, in->rsp, &ra) < 0 ||
+        ra <= 8 || !modset__find(u->ms, ra - 1) || unwind__is_haskell_pc(u, ra - 1) ||
+        !after_call(u, ra))
+        return false;
+    *out = *in;
+    out->rip = ra;
+    out->rsp = in->rsp + 8;
+    return true;
+}
+
 void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool partial,
                    const struct memimg *img, struct raw_frame *out, int max,
                    struct unwind_result *res)
@@ -370,7 +391,7 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
     quiet_signals = true;
     /* Stopped on its way back to the scheduler: StgReturn itself, then its
      * caller's frames (see stg_return_caller). */
-    struct user_regs_struct caller;
+    struct user_regs_struct caller, leaf;
     if (!partial && max > 1 && stg_return_caller(u, regs, &caller)) {
         out[n++] = (struct raw_frame){regs->rip, FK_PC, 0};
         u->regs = &caller;
@@ -421,6 +442,17 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
         u->stepping = false;
         unw_word_t nip = 0;
         unw_get_reg(&c, UNW_REG_IP, &nip);
+        if (n == 1 && (r <= 0 || !modset__find(u->ms, nip)) && leaf_caller(u, u->regs, &leaf)) {
+            /* (libunwind guessed through rbp, which such code leaves as
+             * its caller had it: no frame pointer in a C program.) */
+            u->regs = &leaf;
+            if (unw_init_remote(&c, u->as, u) < 0) {
+                out[n++] = (struct raw_frame){WE_C_UNWIND, FK_INVALID, 0};
+                res->error = true;
+                break;
+            }
+            continue;
+        }
         if ((r <= 0 || nip == ip) && u->ghc) {
             /* Stuck in code without unwind information, in a GHC program:
              * is this C called from Haskell? */

@@ -1,6 +1,7 @@
 # c_chains - a two-thread C program without frame pointers: both launch and
 # attach mode must find each thread's outer;middle;leaf chain, under the
-# right entry function, and --threads must keep the two threads apart.
+# right entry function, and --threads must keep the two threads apart. A
+# leaf in assembly without unwind information is still under its callers.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -62,3 +63,13 @@ check_status "attach-target-exit" $?
 "$HSSPY" record -q -F 99 -d 1 -o "$T/plain.folded" -- "$CH" 1.5 >/dev/null 2>&1
 check "no-threads-no-roots" "tid roots without --threads" \
     test "$(grep -c '^tid ' "$T/plain.folded")" -eq 0
+
+# A routine without unwind information that has not moved its stack
+# pointer (as glibc's clone3 at its system call): its caller is the
+# return address at rsp, and the rest of the chain follows from there.
+"$HSSPY" record -q -F 199 -d 1 -o "$T/bare.folded" -- "$W/bare" 1.5 >/dev/null 2>"$T/bare.err"
+check_status "bare-exit-status" $? "$T/bare.err"
+bare=$(count_matching "$T/bare.folded" '^_start;__libc_start_main;__libc_start_call_main;main;bare_caller;bare_spin [0-9]+$')
+spin=$(count_matching "$T/bare.folded" ';?bare_spin [0-9]+$')
+check "bare-leaf-callers" "$bare of $spin samples in bare_spin under main;bare_caller: $(sort -t' ' -k2 -rn "$T/bare.folded" | head -n 3 | tr '\n' '|')" \
+    test "$spin" -ge 100 -a "$bare" -eq "$spin"
