@@ -93,6 +93,7 @@ enum wanted_sym {
     S_oldest_gen,
     S_end_tso_queue,
     S_StgReturn,
+    S_StgRun,
     S__COUNT
 };
 
@@ -101,7 +102,7 @@ static const char *const wanted_names[S__COUNT] = {
     "my_task", "stg_TSO_info", "stg_STACK_info",
     "stg_stack_underflow_frame_info", "stg_stop_thread_info", "CCS_MAIN",
     "printStackChunk", "generations", "oldest_gen", "stg_END_TSO_QUEUE_closure",
-    "StgReturn",
+    "StgReturn", "StgRun",
 };
 
 /* C functions whose presence on a C stack means the thread is collecting
@@ -379,6 +380,8 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     }
     if (sc.have[S_StgReturn])
         r->stg_return = sc.found[S_StgReturn].st_value + (uint64_t)m->bias;
+    if (sc.have[S_StgRun])
+        r->stg_run = sc.found[S_StgRun].st_value + (uint64_t)m->bias;
     sort_ranges(&r->gc);
     sort_ranges(&r->waiting);
     sort_ranges(&r->sched);

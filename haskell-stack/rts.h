@@ -65,6 +65,7 @@ struct rts {
     uint64_t my_task;        /* non-threaded: its address */
     uint64_t stg_TSO_info, stg_STACK_info, stg_underflow_info, stg_stop_info;
     uint64_t stg_return; /* StgReturn, for the C unwind (0: no symbol) */
+    uint64_t stg_run;    /* StgRun, likewise */
     /* every Haskell thread is on one generation's thread list (0: unknown) */
     uint64_t generations, oldest_gen, end_tso_queue;
 

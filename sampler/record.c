@@ -1103,6 +1103,7 @@ int record__run(const struct record_opts *o)
         snprintf(r.p.ghc_version, sizeof r.p.ghc_version, "%s", r.rts.version);
     r.uw.ghc = r.rts.ghc;
     r.uw.stg_return = r.rts.stg_return;
+    r.uw.stg_run = r.rts.stg_run;
     if (!r.rts.ghc && r.ms.main &&
         (module__symbol(r.ms.main, r.ms.main->lo), r.ms.main->syms.from_symtab == 0))
         log__warn("%s has no symbol table (stripped?): its frames show as %s+0x...; "

@@ -328,6 +328,66 @@ bool unwind__stg_return(const uint8_t *code, size_t len, uint64_t base,
     return false;
 }
 
+bool unwind__stg_run(const uint8_t *code, size_t len, uint64_t base,
+                     const struct user_regs_struct *in, unwind_read_fn read, void *ctx,
+                     struct user_regs_struct *out)
+{
+    uint64_t down = 0;        /* bytes taken off rsp since the entry */
+    int64_t rax_down = -1;    /* rax is the entry's rsp less this (mov %rsp,%rax) */
+    int64_t saved_at[16];     /* a register's copy: this far below the entry's rsp */
+    bool reused[16] = {false};
+    for (int r = 0; r < 16; r++)
+        saved_at[r] = -1;
+    *out = *in;
+    for (size_t i = 0; i < len;) {
+        const uint8_t *b = code + i;
+        size_t left = len - i, n;
+        if (base + i == in->rip) {
+            uint64_t entry = in->rsp + down, ra, v;
+            for (int r = 0; r < 16; r++) {
+                unsigned long long *dst = callee_saved(out, r);
+                if (!reused[r] || !dst)
+                    continue; /* (the caller's rax and r8-r11 are nobody's) */
+                if (saved_at[r] < 0 || read(ctx, entry - (uint64_t)saved_at[r], &v) < 0)
+                    return false;
+                *dst = v;
+            }
+            if (read(ctx, entry, &ra) < 0)
+                return false;
+            out->rip = ra;
+            out->rsp = entry + 8;
+            return true;
+        }
+        if (left >= 4 && b[0] == 0x48 && b[1] == 0x83 && b[2] == 0xec) {
+            n = 4; /* sub $imm8,%rsp */
+            down += (uint64_t)(int64_t)(int8_t)b[3];
+        } else if (left >= 7 && b[0] == 0x48 && b[1] == 0x81 && b[2] == 0xec) {
+            n = 7; /* sub $imm32,%rsp */
+            down += (uint64_t)(int64_t)(int32_t)((uint32_t)b[3] | (uint32_t)b[4] << 8 |
+                                                 (uint32_t)b[5] << 16 | (uint32_t)b[6] << 24);
+        } else if (left >= 3 && b[0] == 0x48 && b[1] == 0x89 && b[2] == 0xe0) {
+            n = 3; /* mov %rsp,%rax */
+            rax_down = (int64_t)down;
+        } else if (left >= 3 && (b[0] == 0x48 || b[0] == 0x4c) && b[1] == 0x89 &&
+                   (b[2] & 7) == 0 && (b[2] >> 6) < 2) {
+            /* mov %reg,(%rax) or mov %reg,disp8(%rax) */
+            int mod = b[2] >> 6, reg = (b[2] >> 3 & 7) + (b[0] == 0x4c ? 8 : 0);
+            n = mod == 1 ? 4 : 3;
+            if (rax_down < 0 || left < n)
+                return false;
+            saved_at[reg] = rax_down - (mod == 1 ? (int8_t)b[3] : 0);
+        } else if (left >= 3 && (b[0] == 0x48 || b[0] == 0x49) && b[1] == 0x89 &&
+                   (b[2] >> 6) == 3) {
+            n = 3; /* mov %reg,%reg: rax (not callee-saved) or r8-r15 */
+            reused[(b[2] & 7) + (b[0] == 0x49 ? 8 : 0)] = true;
+        } else {
+            return false; /* (the jmp into Haskell code included) */
+        }
+        i += n;
+    }
+    return false;
+}
+
 static int read_word(void *ctx, uint64_t addr, uint64_t *out)
 {
     unw_word_t v;
@@ -347,6 +407,17 @@ static bool stg_return_caller(struct unwinder *u, const struct user_regs_struct 
     return base && in->rip >= base && in->rip < base + sizeof code &&
            modset__read(u->ms, base, code, sizeof code) == 0 &&
            unwind__stg_return(code, sizeof code, base, in, read_word, u, out);
+}
+
+/* ... and in StgRun (see unwind__stg_run). */
+static bool stg_run_caller(struct unwinder *u, const struct user_regs_struct *in,
+                           struct user_regs_struct *out)
+{
+    uint8_t code[64];
+    uint64_t base = u->stg_run;
+    return base && in->rip >= base && in->rip < base + sizeof code &&
+           modset__read(u->ms, base, code, sizeof code) == 0 &&
+           unwind__stg_run(code, sizeof code, base, in, read_word, u, out);
 }
 
 /* The sampled pc in a routine without unwind information that has not
@@ -389,10 +460,11 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
     if (max <= 0)
         return;
     quiet_signals = true;
-    /* Stopped on its way back to the scheduler: StgReturn itself, then its
-     * caller's frames (see stg_return_caller). */
+    /* Stopped on its way back to the scheduler, or from it: StgReturn or
+     * StgRun itself, then its caller's frames (see stg_return_caller). */
     struct user_regs_struct caller, leaf;
-    if (!partial && max > 1 && stg_return_caller(u, regs, &caller)) {
+    if (!partial && max > 1 &&
+        (stg_return_caller(u, regs, &caller) || stg_run_caller(u, regs, &caller))) {
         out[n++] = (struct raw_frame){regs->rip, FK_PC, 0};
         u->regs = &caller;
     }

@@ -38,6 +38,7 @@ struct unwinder {
     pid_t pid;
     bool ghc; /* a GHC program: look for Haskell callers of CFI-less code */
     uint64_t stg_return; /* its StgReturn (0: none known): see unwind__stg_return */
+    uint64_t stg_run;    /* its StgRun (0: none known): see unwind__stg_run */
     const struct user_regs_struct *regs; /* the stack being unwound */
     bool partial; /* regs hold rip, rsp and fs_base only (see unwind__stack) */
     bool stepping, missing; /* inside unw_step; it asked for a missing one */
@@ -92,6 +93,22 @@ typedef int (*unwind_read_fn)(void *ctx, uint64_t addr, uint64_t *out);
 bool unwind__stg_return(const uint8_t *code, size_t len, uint64_t base,
                         const struct user_regs_struct *in, unwind_read_fn read, void *ctx,
                         struct user_regs_struct *out);
+
+/* GHC's StgRun, the way into the STG machine from the scheduler, without
+ * CFI:
+ *     sub $0x30,%rsp; mov %rsp,%rax; sub $0x4000,%rsp; mov %rbx,(%rax);
+ *     mov %rbp,0x8(%rax); ... mov %r15,0x28(%rax); mov %rsi,%r13;
+ *     mov %rdi,%rax; jmp *%rax
+ * A thread stopped in it has taken some of StgRun's frame off rsp and
+ * saved some registers there (and reused r13): unwind__stack runs the code
+ * from its start to the stopped pc to know how much and which, then gives
+ * in out the caller's registers (the scheduler's): rsp above the return
+ * address, r13 from where it was saved. Same arguments as
+ * unwind__stg_return; false for any other instruction form, a pc not at
+ * one of its instructions up to the jmp, or a word unread. */
+bool unwind__stg_run(const uint8_t *code, size_t len, uint64_t base,
+                     const struct user_regs_struct *in, unwind_read_fn read, void *ctx,
+                     struct user_regs_struct *out);
 
 /* Is pc GHC-compiled code (a Haskell module and no CFI covers it)? */
 bool unwind__is_haskell_pc(struct unwinder *u, uint64_t pc);

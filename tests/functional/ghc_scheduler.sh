@@ -9,13 +9,16 @@
 # from Haskell code to the scheduler, in StgReturn's epilogue past its
 # first instructions, where its CFI no longer holds (seen in CI as
 # "[unsafe-ffi];[invalid];StgReturn"): rts, with schedule under StgReturn
-# and no [invalid]. For every GHC version this machine has (a chroot's
-# program gets the chroot's gdb).
+# and no [invalid]. Then on the way from the scheduler to Haskell code, in
+# StgRun's prologue (in StgRunIsImplementedInAssembler, without CFI; seen
+# in the bench as "[unsafe-ffi];StgRunIsImplementedInAssembler"): rts,
+# with schedule under it. For every GHC version this machine has (a
+# chroot's program gets the chroot's gdb).
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 command -v gdb >/dev/null || { skip "all" "gdb is not installed"; exit 0; }
 
-parked() { # SUITE CASE-PREFIX FUNCTION (dirty_STACK or StgReturn)
+parked() { # SUITE CASE-PREFIX FUNCTION (dirty_STACK, StgReturn or StgRun)
     local suite=$1 c=$2-$3 at=$3 prog dir stop
     prog=$(hs_build "$suite" demo_thr demo.hs demo_c.c -- -O1 -threaded -rtsopts) ||
         { fail "$c-build" "ghc could not build demo.hs"; return; }
@@ -25,6 +28,11 @@ parked() { # SUITE CASE-PREFIX FUNCTION (dirty_STACK or StgReturn)
         # (mov %rbx,%rax; add $0x4000,%rsp; mov (%rsp),%rbx; then here)
         stop='break *((char *)StgReturn + 14)
 continue'
+    elif [ "$at" = StgRun ]; then
+        # (sub $0x30,%rsp; then here: the return address is not at rsp)
+        stop='break *((char *)StgRun + 4)
+continue'
+        at=StgRunIsImplementedInAssembler # (its symbol, of StgRun's label)
     else
         stop='break dirty_STACK
 continue
@@ -81,4 +89,5 @@ ghc_targets
 for suite in $GHC_TARGETS; do
     parked "$suite" "ghc-$(ghc_version "$suite")" dirty_STACK
     parked "$suite" "ghc-$(ghc_version "$suite")" StgReturn
+    parked "$suite" "ghc-$(ghc_version "$suite")" StgRun
 done

@@ -159,6 +159,7 @@ static int fuzz_walk(const char *dir, long iterations)
     unwind__init(&uw, &ms, 0);
     uw.ghc = rts.ghc;
     uw.stg_return = rts.stg_return;
+    uw.stg_run = rts.stg_run;
 
     /* Info pointers that really are frames in these captures: the most
      * dangerous kind of garbage is the plausible kind. */

@@ -37,6 +37,7 @@ TEST(scheduler_ranges)
     CHECK(r.ghc);
     uint64_t run = sym(ms.main, "StgRun"), ret = sym(ms.main, "StgReturn");
     CHECK(run < ret);
+    CHECK_EQ_INT(r.stg_run, run);
     CHECK(code_ranges__has(&r.sched, run));
     CHECK(code_ranges__has(&r.sched, run + 4)); /* its prologue */
     CHECK(code_ranges__has(&r.sched, ret));

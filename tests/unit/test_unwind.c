@@ -1,5 +1,5 @@
-/* test_unwind.c - unit tests for the StgReturn epilogue in
- * symbolizer/unwind.c (unwind__stg_return).
+/* test_unwind.c - unit tests for the StgReturn epilogue and the StgRun
+ * prologue in symbolizer/unwind.c (unwind__stg_return, unwind__stg_run).
  *
  * The code is StgReturn's as GHC 9.0.2, 9.6.6 and 9.10.3 link it (the same
  * bytes in each, from `objdump -d` of the test programs), followed by the
@@ -151,6 +151,104 @@ TEST(nothing_made_up)
     /* Code cut short before its ret. */
     in = stopped_at(1);
     CHECK(!unwind__stg_return(stg_return, 40, BASE, &in, read_frame, NULL, &out));
+}
+
+/* StgRun as GHC 9.0.2, 9.6.6 and 9.10.3 link it (the same bytes in
+ * each), to StgRunJmp's jmp into Haskell code. Stopped anywhere up to the
+ * jmp, the caller (the scheduler) has rsp above the return address that
+ * its call left at the entry's rsp, and its own callee-saved registers:
+ * those StgRun has not reused as the thread has them, r13 from where
+ * StgRun saved it. */
+static const uint8_t stg_run[] = {
+    0x48, 0x83, 0xec, 0x30,                   /* sub $0x30,%rsp */
+    0x48, 0x89, 0xe0,                         /* mov %rsp,%rax */
+    0x48, 0x81, 0xec, 0x00, 0x40, 0x00, 0x00, /* sub $0x4000,%rsp */
+    0x48, 0x89, 0x18,                         /* mov %rbx,(%rax) */
+    0x48, 0x89, 0x68, 0x08,                   /* mov %rbp,0x8(%rax) */
+    0x4c, 0x89, 0x60, 0x10,                   /* mov %r12,0x10(%rax) */
+    0x4c, 0x89, 0x68, 0x18,                   /* mov %r13,0x18(%rax) */
+    0x4c, 0x89, 0x70, 0x20,                   /* mov %r14,0x20(%rax) */
+    0x4c, 0x89, 0x78, 0x28,                   /* mov %r15,0x28(%rax) */
+    0x49, 0x89, 0xf5,                         /* mov %rsi,%r13 */
+    0x48, 0x89, 0xf8,                         /* mov %rdi,%rax */
+    0xff, 0xe0,                               /* jmp *%rax */
+};
+static const int run_at[] = {0, 4, 7, 14, 17, 21, 25, 29, 33, 37, 40, 43};
+#define NRUN (sizeof run_at / sizeof run_at[0])
+#define ENTRY 0x7ff100000ull /* rsp at StgRun's entry: the return address */
+#define BASE_REG 0x4200001000ull /* rsi: the capability's registers, r13's new value */
+
+/* The caller's callee-saved registers, as the thread has them at the
+ * entry; and the stack: the return address, and each saved register
+ * where StgRun put it (0x30 below the entry, in the order above). */
+static uint64_t caller_reg(int reg) { return 0x5000 + (uint64_t)reg; }
+static int run_saved(void *ctx, uint64_t addr, uint64_t *out)
+{
+    static const int order[6] = {3, 5, 12, 13, 14, 15};
+    size_t k = *(size_t *)ctx; /* the instructions done */
+    if (addr == ENTRY) {
+        *out = RA;
+        return 0;
+    }
+    for (int i = 0; i < 6; i++)
+        if (k > 3 + (size_t)i && addr == ENTRY - 0x30 + 8 * (uint64_t)i) {
+            *out = caller_reg(order[i]);
+            return 0;
+        }
+    return -1; /* not written yet */
+}
+
+TEST(stg_run_caller_from_every_instruction)
+{
+    static const int regs[6] = {3, 5, 12, 13, 14, 15};
+    for (size_t k = 0; k < NRUN; k++) {
+        struct user_regs_struct in, out;
+        memset(&in, 0, sizeof in);
+        in.rip = BASE + (uint64_t)run_at[k];
+        in.rsp = ENTRY - (k >= 1 ? 0x30 : 0) - (k >= 3 ? 0x4000 : 0);
+        in.rbx = caller_reg(3);
+        in.rbp = caller_reg(5);
+        in.r12 = caller_reg(12);
+        in.r13 = k >= 10 ? BASE_REG : caller_reg(13);
+        in.r14 = caller_reg(14);
+        in.r15 = caller_reg(15);
+        in.rax = k >= 2 ? ENTRY - 0x30 : 0x77;
+        if (!unwind__stg_run(stg_run, sizeof stg_run, BASE, &in, run_saved, &k, &out))
+            UNIT_FAIL("stopped at StgRun+%d: no caller", run_at[k]);
+        if (out.rip != RA || out.rsp != ENTRY + 8)
+            UNIT_FAIL("stopped at StgRun+%d: rip %llx rsp %llx", run_at[k], out.rip, out.rsp);
+        for (int i = 0; i < 6; i++)
+            if (reg_of(&out, regs[i]) != caller_reg(regs[i]))
+                UNIT_FAIL("stopped at StgRun+%d: register %d is %llx", run_at[k], regs[i],
+                          reg_of(&out, regs[i]));
+    }
+}
+
+/* Past the jmp (Haskell code's), inside an instruction, with r13 reused
+ * but never saved, or the return address unread: no caller. */
+TEST(stg_run_nothing_made_up)
+{
+    struct user_regs_struct in, out;
+    size_t k = NRUN - 1;
+    memset(&in, 0, sizeof in);
+    in.rsp = ENTRY - 0x4030;
+    in.rip = BASE + 45; /* past the jmp */
+    CHECK(!unwind__stg_run(stg_run, sizeof stg_run, BASE, &in, run_saved, &k, &out));
+    in.rip = BASE + 5; /* inside mov %rsp,%rax */
+    k = 1;
+    CHECK(!unwind__stg_run(stg_run, sizeof stg_run, BASE, &in, run_saved, &k, &out));
+    uint8_t other[sizeof stg_run];
+    memcpy(other, stg_run, sizeof other);
+    other[27] = 0x70; /* mov %r13,0x18(%rax) becomes a second %r14 */
+    k = 11;
+    in.rip = BASE + 43 - 3; /* after mov %rsi,%r13 */
+    CHECK(!unwind__stg_run(other, sizeof other, BASE, &in, run_saved, &k, &out));
+    in.rip = BASE + 4;
+    in.rsp = ENTRY - 0x30;
+    k = 1;
+    CHECK(unwind__stg_run(stg_run, sizeof stg_run, BASE, &in, run_saved, &k, &out));
+    in.rsp = ENTRY; /* then the return address is not where it reads */
+    CHECK(!unwind__stg_run(stg_run, sizeof stg_run, BASE, &in, run_saved, &k, &out));
 }
 
 UNIT_MAIN()
