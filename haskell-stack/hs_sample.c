@@ -183,20 +183,37 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
         }
         if (!ur.reached_haskell) {
             /* In Haskell for the RTS, but the C unwind never got there. */
-            res->tag = TAG_UNSAFE_FFI;
+            res->tag = any_frame_in(out, ur.n, &r->rts_calls) ? TAG_RTS : TAG_UNSAFE_FFI;
             if (res->err == WE_NONE)
                 res->err = ur.error ? WE_C_UNWIND : WE_NO_SP;
             return;
         }
         res->tag = ur.hs_is_leaf ? TAG_HASKELL : TAG_UNSAFE_FFI;
+        /* C code the runtime's Cmm called (threadPaused on the way to the
+         * scheduler, threadStackUnderflow, messageBlackHole, allocate...),
+         * or the runtime's side of a safe call: the runtime's work. */
+        bool safe_call = any_frame_in(out, ur.n, &r->rts_calls);
+        bool cmm_call = !ur.hs_is_leaf && code_ranges__has(&r->cmm, ur.hs_pc - 1);
+        if (safe_call || cmm_call)
+            res->tag = TAG_RTS;
         if (r->ccs) {
             ccs_frames(r, &v, out, max, res);
             return;
         }
         /* Sp is rbp in Haskell code; inside C, the C frames' CFI restored
-         * it (rbp is callee-saved) at the first Haskell frame. */
-        haskell_frames(r, uw, img, ur.hs_pc, ur.hs_is_leaf, find_sp(r, uw, img, &ur, v.stack),
-                       v.stack, STG_SCAN_TOP, out, max, res);
+         * it (rbp is callee-saved) at the first Haskell frame. Around a
+         * safe call, it was saved in the stack chunk before suspendThread,
+         * and a collection while the call ran may have moved the chunk
+         * since (its saved sp moved with it; rbp did not). The runtime's
+         * Cmm saves it too before the calls that change chunks
+         * (threadStackUnderflow: rbp is then in the chunk left). */
+        uint64_t sp = safe_call ? 0 : find_sp(r, uw, img, &ur, v.stack);
+        if (safe_call || (cmm_call && v.saved_sp && (sp < v.stack || sp >= v.stack_end)))
+            haskell_frames(r, uw, img, ur.hs_pc, false, v.saved_sp, v.stack, STG_EXACT, out,
+                           max, res);
+        else
+            haskell_frames(r, uw, img, ur.hs_pc, ur.hs_is_leaf, sp, v.stack, STG_SCAN_TOP, out,
+                           max, res);
         return;
     }
     if (v.suspended_tso) {

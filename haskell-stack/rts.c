@@ -68,6 +68,8 @@ void rts__free(struct rts *r)
     free(r->waiting.r);
     free(r->sched.r);
     free(r->handlers.r);
+    free(r->cmm.r);
+    free(r->rts_calls.r);
     free(r->events.r);
     free(r->epoll.r);
     free(r->walk_cache);
@@ -139,6 +141,13 @@ static const char *const handler_static_functions[] = {
     "handle_tick", "generic_handler", "shutdown_handler", "backtrace_handler", NULL,
 };
 
+/* The RTS's functions that a program's own code calls as C functions
+ * while it holds its capability (a safe foreign call's way out and back
+ * in): the runtime's work, not a foreign call. (Those its Cmm code calls,
+ * threadPaused, threadStackUnderflow, messageBlackHole, allocate..., are
+ * known by their caller, the `cmm` ranges.) */
+static const char *const rts_call_functions[] = {"suspendThread", "resumeThread", NULL};
+
 struct sym_scan {
     struct rts *r;
     GElf_Sym found[S__COUNT];
@@ -166,8 +175,15 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
             sc->found[i] = *s;
             sc->have[i] = true;
         }
+    /* The RTS's Cmm code: entry code and info tables, FUNC or OBJECT
+     * symbols in .text (its closures, elsewhere, are never a pc). */
+    if (strncmp(name, "stg_", 4) == 0 && s->st_size > 0 &&
+        (GELF_ST_TYPE(s->st_info) == STT_FUNC || GELF_ST_TYPE(s->st_info) == STT_OBJECT))
+        sc->err |= add_range(&r->cmm, lo, hi);
     if (GELF_ST_TYPE(s->st_info) != STT_FUNC || s->st_size == 0)
         return true;
+    if (in_list(rts_call_functions, name))
+        sc->err |= add_range(&r->rts_calls, lo, hi);
     if (in_list(gc_functions, name))
         sc->err |= add_range(&r->gc, lo, hi);
     else if (in_list(waiting_functions, name))
@@ -386,6 +402,8 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     sort_ranges(&r->waiting);
     sort_ranges(&r->sched);
     sort_ranges(&r->handlers);
+    sort_ranges(&r->cmm);
+    sort_ranges(&r->rts_calls);
     if (event_ranges(r, m) < 0) {
         log__error("out of memory reading the symbols of %s", m->path);
         return -ENOMEM;

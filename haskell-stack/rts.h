@@ -76,6 +76,8 @@ struct rts {
     struct code_ranges events;  /* GHC.Event.*: the IO and timer managers */
     struct code_ranges epoll;   /* GHC.Event.EPoll.* (the IO manager's loop) */
     struct code_ranges handlers; /* the RTS's signal handlers (handle_tick, ...) */
+    struct code_ranges cmm;     /* the RTS's Cmm code (stg_*): its C calls are the RTS's */
+    struct code_ranges rts_calls; /* RTS functions a program's code calls: suspendThread, ... */
 
     bool task_checked; /* a Task has been checked against its thread */
     unsigned unsure;   /* validations that saw a capability mid-change */

@@ -12,14 +12,22 @@
 # and no [invalid]. Then on the way from the scheduler to Haskell code, in
 # StgRun's prologue (in StgRunIsImplementedInAssembler, without CFI; seen
 # in the bench as "[unsafe-ffi];StgRunIsImplementedInAssembler"): rts,
-# with schedule under it. For every GHC version this machine has (a
-# chroot's program gets the chroot's gdb).
+# with schedule under it. And C code of the runtime that Haskell code
+# calls while it holds its capability: threadPaused, called from the
+# runtime's Cmm on its way back to the scheduler (stg_returnToSched), and
+# suspendThread, a safe foreign call's way out, called from the program's
+# code: rts under their callers, not unsafe-ffi (seen in the bench as
+# "[unsafe-ffi];...;stg_returnToSched;threadPaused"); and dirty_STACK
+# called from threadStackUnderflow, as a thread returns to an older stack
+# chunk (its rbp in the chunk it leaves: "[invalid]" until its Haskell
+# stack was walked from the saved sp). For every GHC version this machine
+# has (a chroot's program gets the chroot's gdb).
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 command -v gdb >/dev/null || { skip "all" "gdb is not installed"; exit 0; }
 
-parked() { # SUITE CASE-PREFIX FUNCTION (dirty_STACK, StgReturn or StgRun)
-    local suite=$1 c=$2-$3 at=$3 prog dir stop
+parked() { # SUITE CASE-PREFIX FUNCTION [CALLER-REGEX [CALLED-FROM]]
+    local suite=$1 c=$2-$3${5:+-in-$5} at=$3 caller=${4:-schedule} from=${5:-} prog dir stop
     prog=$(hs_build "$suite" demo_thr demo.hs demo_c.c -- -O1 -threaded -rtsopts) ||
         { fail "$c-build" "ghc could not build demo.hs"; return; }
     # gdb reads its script where the program runs (a chroot's build folder).
@@ -33,12 +41,15 @@ continue'
         stop='break *((char *)StgRun + 4)
 continue'
         at=StgRunIsImplementedInAssembler # (its symbol, of StgRun's label)
+    elif [ -z "$from" ]; then
+        stop="break $at
+continue"
     else
-        stop='break dirty_STACK
+        stop="break $at
 continue
-while !$_caller_is("schedule")
+while !\$_caller_is(\"$from\")
   continue
-end'
+end"
     fi
     cat >"$dir/park.gdb" <<EOF
 set pagination off
@@ -71,23 +82,27 @@ EOF
     sed -n '/^thread '"$tid"' /,/^$/p' "$T/dump" >"$T/thread"
     check "$c-dump-rts" "the parked thread is not tagged rts: $(head -n 1 "$T/thread")" \
         grep -q "^thread $tid .*, rts, state" "$T/thread"
-    check "$c-dump-stack" "the parked thread's stack has no schedule under $at: $(head -c 400 "$T/thread" | tr '\n' '|')" \
-        awk -v at=" $at" 'index($0, at) { getline; ok = / schedule/ } END { exit !ok }' "$T/thread"
+    check "$c-dump-stack" "the parked thread's stack has no $caller under $at: $(head -c 400 "$T/thread" | tr '\n' '|')" \
+        awk -v at=" $at" -v re=" $caller " 'index($0, at) { getline; ok = $0 ~ re } END { exit !ok }' "$T/thread"
 
     "$HSSPY" record -q -F 499 -d 0.5 --threads --idle -p "$pid" >"$T/folded" 2>"$T/rec.err"
     check_status "$c-record" $? "$T/rec.err"
-    check "$c-record-rts" "the parked thread's samples are not [rts];schedule;$at: $(grep "^tid $tid " "$T/folded" | head -n 3 | tr '\n' '|')" \
-        grep -q "^tid $tid ([^)]*);\[rts\];.*schedule;$at [0-9]*$" "$T/folded"
+    check "$c-record-rts" "the parked thread's samples are not [rts];$caller;$at: $(grep "^tid $tid " "$T/folded" | head -n 3 | tr '\n' '|')" \
+        grep -Eq "^tid $tid \([^)]*\);\[rts\];(.*;)?$caller;$at [0-9]*$" "$T/folded"
     check "$c-record-whole" "the parked thread's samples have an [invalid] frame: $(grep "^tid $tid " "$T/folded" | head -n 3 | tr '\n' '|')" \
         sh -c "! grep '^tid $tid ' '$T/folded' | grep -q '\[invalid\]'"
-    check "$c-record-not-ffi" "the scheduler shows up as a foreign call: $(grep 'schedule' "$T/folded" | grep '\[unsafe-ffi\]' | head -n 2 | tr '\n' '|')" \
-        sh -c "! grep 'schedule' '$T/folded' | grep -q '\[unsafe-ffi\]'"
+    check "$c-record-not-ffi" "the runtime shows up as a foreign call: $(grep -E "schedule|;$at " "$T/folded" | grep '\[unsafe-ffi\]' | head -n 2 | tr '\n' '|')" \
+        sh -c "! grep -E 'schedule|;$at ' '$T/folded' | grep -q '\[unsafe-ffi\]'"
     kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 }
 
 ghc_targets
 for suite in $GHC_TARGETS; do
-    parked "$suite" "ghc-$(ghc_version "$suite")" dirty_STACK
+    parked "$suite" "ghc-$(ghc_version "$suite")" dirty_STACK schedule schedule
+    parked "$suite" "ghc-$(ghc_version "$suite")" dirty_STACK threadStackUnderflow threadStackUnderflow
+    parked "$suite" "ghc-$(ghc_version "$suite")" dirty_STACK resumeThread resumeThread
     parked "$suite" "ghc-$(ghc_version "$suite")" StgReturn
     parked "$suite" "ghc-$(ghc_version "$suite")" StgRun
+    parked "$suite" "ghc-$(ghc_version "$suite")" threadPaused stg_returnToSched stg_returnToSched
+    parked "$suite" "ghc-$(ghc_version "$suite")" suspendThread 'Main\.[^;]+'
 done
