@@ -252,6 +252,7 @@ void capture__remember(struct capture *c, struct tthread *th, const struct threa
         th->last_rsp = tc->regs.rsp;
         th->last_rbp = tc->regs.rbp;
     }
+    th->last_pc = tc->err ? 0 : tc->regs.rip;
     th->nahead = 0;
     for (size_t i = tc->first_note; i < c->img.nnotes && th->nahead < TT_READ_AHEAD; i++) {
         const struct memimg_note *nt = &c->img.notes[i];

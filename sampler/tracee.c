@@ -953,6 +953,28 @@ static long ncpus(void)
     return n;
 }
 
+/* How long a thread our stop woke from a call may have been on a CPU
+ * since, and still be on its way back into the call (a call restarted
+ * takes microseconds): beyond, it is running. */
+#define WAKING_ON_CPU_NS 500000u
+
+/* A thread our stop woke from a call (waking): has it done anything else
+ * since it was resumed? A sample since (of a switch, or with --nonblocking
+ * of an instant) with other registers than the stop's shows it elsewhere
+ * (a call that the stop ended, epoll_wait's EINTR, or that ended as the
+ * stop came: the thread went on with its work, and maybe to sleep in
+ * another call); so does a long time on a CPU. (The stop's pc and rsp are
+ * those of its capture, capture__remember's.) */
+static bool waking_away(const struct tthread *th, bool back, uint64_t now)
+{
+    if (!th->last_pc)
+        return false; /* (not known: as before) */
+    if (th->hit.t_ns > th->resumed_ns &&
+        (th->hit.regs.rip != th->last_pc || th->hit.regs.rsp != th->last_rsp))
+        return true;
+    return !back && th->cs.where == CS_ON_CPU && now > th->in_t_ns + WAKING_ON_CPU_NS;
+}
+
 void tracee__look(struct tracee *t, bool skip_unchanged)
 {
     /* Everything slow first, so the interrupts go out together and no
@@ -975,6 +997,7 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
             }
         }
     }
+    uint64_t now = tracee__now_ns();
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
         bool hit_new = th->hit_new;
@@ -1027,12 +1050,15 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
          * its call shows the call) or back and not given a CPU again, its
          * sample from the stop is repeated, without a stop. On a busy
          * machine the threads a first tick stopped can take ticks to get a
-         * CPU for that, and were sampled running. (A thread whose call
-         * ended just as it was stopped is shown in the call until it
-         * leaves its CPU: rare.) */
+         * CPU for that, and were sampled running. Not a thread seen
+         * elsewhere since (waking_away): its call ended, it went on, and
+         * is looked at afresh. */
         bool waking = th->waking;
         th->waking = false;
-        if (waking && counted && known && skip_unchanged) {
+        if (waking && counted && known && skip_unchanged &&
+            waking_away(th, th->back_ns != 0, now)) {
+            th->has_base = false; /* (its counters since the stop say nothing) */
+        } else if (waking && counted && known && skip_unchanged) {
             bool back = th->back_ns != 0;
             if (hit && (!back || th->hit.t_ns < th->back_ns))
                 hit = th->sampled = false;

@@ -121,6 +121,7 @@ struct tthread {
      * last_rsp (a thread that comes and goes between two depths). */
     uint64_t last_rsp, other_rsp;
     uint64_t last_rbp; /* ... and its rbp then (in Haskell code, the STG Sp) */
+    uint64_t last_pc;  /* ... and its pc (0: that capture failed) */
     /* Blocked in a system call: this tick it is sampled without stopping
      * it, from the pc and sp /proc/PID/task/TID/syscall gives (or the
      * registers of its switch to sleep, where they name the call), if its

@@ -1,0 +1,40 @@
+# ghc_waking - a thread our stop woke from a call, whose call then ended
+# for real (the data it waited for came while it was stopped): resumed, it
+# does not go back into that call, but on with its work and to sleep in
+# another. The samples must follow it there, not repeat the one of the
+# stop (the sample of a thread on its way back into its call is repeated,
+# without a stop, until it is back: that must not hold for one that went
+# elsewhere). stopwake.hs's main thread polls a pipe (an unsafe call, so
+# it is stopped at each tick), and its C watcher writes to the pipe when
+# it sees it stopped; then it sleeps 2 s in another call (sw_doze). The
+# watcher's write comes before the resume or after, as the race goes; a
+# few runs, each of which must follow the thread.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+prog=$(build_hs stopwake stopwake.hs stopwake_c.c -- -O1 -threaded -rtsopts) ||
+    { fail "build" "ghc could not build stopwake.hs"; exit 0; }
+conclusive=0
+for run in 1 2 3 4; do
+    "$prog" 0.0002 2 >"$T/out" 2>"$T/prog.err" &
+    pid=$!
+    BG_PIDS="$BG_PIDS $pid"
+    wait_for_line "$T/out" '^ready' || { fail "run-$run-setup" "stopwake did not start"; continue; }
+    "$HSSPY" record -q -F 199 -d 3 --threads --idle -p "$pid" -o "$T/folded" 2>"$T/err"
+    rc=$?
+    wait "$pid"
+    if [ $rc -ne 0 ]; then
+        fail "run-$run-record" "exit status $rc: $(tr '\n' '|' <"$T/err")"
+        continue
+    fi
+    if ! grep -q '^woken while stopped' "$T/out"; then
+        continue # (the watcher saw no third stop: nothing was tested)
+    fi
+    conclusive=$((conclusive + 1))
+    all=$(count_matching "$T/folded" '^tid [0-9]+ \(stopwake\);')
+    poll=$(count_matching "$T/folded" '^tid [0-9]+ \(stopwake\);.*;sw_await(;[^ ]*)? [0-9]+$')
+    doze=$(count_matching "$T/folded" '^tid [0-9]+ \(stopwake\);.*;sw_doze;[^ ]*nanosleep[^ ]* [0-9]+$')
+    check "run-$run-followed" "of the main thread's $all samples, $poll in sw_await's poll, $doze in sw_doze's nanosleep (2 of its 3 s): $(grep '(stopwake)' "$T/folded" | cut -c1-200 | tr '\n' '|')" \
+        test "$all" -ge 400 -a "$doze" -ge $((all * 6 / 10)) -a "$poll" -le $((all / 5))
+done
+check "conclusive" "only $conclusive of 4 runs saw the thread woken while stopped" test "$conclusive" -ge 2
