@@ -397,27 +397,20 @@ static int read_word(void *ctx, uint64_t addr, uint64_t *out)
     return 0;
 }
 
-/* A thread stopped in StgReturn (see unwind__stg_return): the caller's
- * registers, from the code in the executable and the captured stack. */
-static bool stg_return_caller(struct unwinder *u, const struct user_regs_struct *in,
-                              struct user_regs_struct *out)
-{
-    uint8_t code[64];
-    uint64_t base = u->stg_return;
-    return base && in->rip >= base && in->rip < base + sizeof code &&
-           modset__read(u->ms, base, code, sizeof code) == 0 &&
-           unwind__stg_return(code, sizeof code, base, in, read_word, u, out);
-}
+typedef bool (*stg_code_fn)(const uint8_t *code, size_t len, uint64_t base,
+                            const struct user_regs_struct *in, unwind_read_fn read, void *ctx,
+                            struct user_regs_struct *out);
 
-/* ... and in StgRun (see unwind__stg_run). */
-static bool stg_run_caller(struct unwinder *u, const struct user_regs_struct *in,
-                           struct user_regs_struct *out)
+/* A thread stopped in StgReturn or StgRun (at base; see unwind__stg_return
+ * and unwind__stg_run, run): the caller's registers, from the code in the
+ * executable and the captured stack. */
+static bool stg_code_caller(struct unwinder *u, uint64_t base, stg_code_fn run,
+                            const struct user_regs_struct *in, struct user_regs_struct *out)
 {
     uint8_t code[64];
-    uint64_t base = u->stg_run;
     return base && in->rip >= base && in->rip < base + sizeof code &&
            modset__read(u->ms, base, code, sizeof code) == 0 &&
-           unwind__stg_run(code, sizeof code, base, in, read_word, u, out);
+           run(code, sizeof code, base, in, read_word, u, out);
 }
 
 /* The sampled pc in a routine without unwind information that has not
@@ -461,10 +454,11 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
         return;
     quiet_signals = true;
     /* Stopped on its way back to the scheduler, or from it: StgReturn or
-     * StgRun itself, then its caller's frames (see stg_return_caller). */
+     * StgRun itself, then its caller's frames (see stg_code_caller). */
     struct user_regs_struct caller, leaf;
     if (!partial && max > 1 &&
-        (stg_return_caller(u, regs, &caller) || stg_run_caller(u, regs, &caller))) {
+        (stg_code_caller(u, u->stg_return, unwind__stg_return, regs, &caller) ||
+         stg_code_caller(u, u->stg_run, unwind__stg_run, regs, &caller))) {
         out[n++] = (struct raw_frame){regs->rip, FK_PC, 0};
         u->regs = &caller;
     }
