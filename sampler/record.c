@@ -140,8 +140,22 @@ static void log_nonblocking_refused(int err)
  * so that per-sample lookups need no search). */
 static int thread_index(struct recorder *r, struct tthread *th, pid_t tid)
 {
-    if (th && th->user_index)
-        return (int)th->user_index - 1;
+    if (th && th->user_index) {
+        int ti = (int)th->user_index - 1;
+        /* A thread is often named by its creator just after it starts
+         * (pthread_setname_np after pthread_create: "chains-worker"), and
+         * may be sampled before: its name is read again at its 2nd, 4th,
+         * ... 64th look, while it is alive (finish_threads reads the names
+         * of those still alive at the end). */
+        uint32_t k = ++th->name_looks;
+        if (k <= 64 && (k & (k - 1)) == 0) {
+            char comm[16];
+            proc__comm(r->t.pid, tid, comm, sizeof comm);
+            if (strcmp(comm, "?") != 0)
+                memcpy(r->p.threads[ti].comm, comm, sizeof comm);
+        }
+        return ti;
+    }
     int ti = -1;
     for (size_t i = r->p.nthreads; i-- > 0 && ti < 0;)
         if (r->p.threads[i].tid == tid)

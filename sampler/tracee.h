@@ -158,6 +158,7 @@ struct tthread {
     /* Its index among the profile's threads, plus one (0: not given one
      * yet): the caller's, so that a sample needs no search by tid. */
     uint32_t user_index;
+    uint32_t name_looks; /* times the user looked it up (record.c: its name again) */
 };
 
 struct tracee_stats {

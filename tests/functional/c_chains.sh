@@ -1,7 +1,8 @@
 # c_chains - a two-thread C program without frame pointers: both launch and
 # attach mode must find each thread's outer;middle;leaf chain, under the
 # right entry function, and --threads must keep the two threads apart. A
-# leaf in assembly without unwind information is still under its callers.
+# leaf in assembly without unwind information is still under its callers;
+# a thread that names itself late is reported by that name.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -73,3 +74,11 @@ bare=$(count_matching "$T/bare.folded" '^_start;__libc_start_main;__libc_start_c
 spin=$(count_matching "$T/bare.folded" ';?bare_spin [0-9]+$')
 check "bare-leaf-callers" "$bare of $spin samples in bare_spin under main;bare_caller: $(sort -t' ' -k2 -rn "$T/bare.folded" | head -n 3 | tr '\n' '|')" \
     test "$spin" -ge 100 -a "$bare" -eq "$spin"
+
+# A thread that names itself a while after it starts, and has exited by
+# the end: the report has its name, not the one of its first samples.
+"$HSSPY" record -q -F 199 --threads -o "$T/renamed.folded" -- "$W/renamed" >"$T/renamed.out" 2>"$T/renamed.err"
+check_status "renamed-exit-status" $? "$T/renamed.err"
+tid=$(sed -n 's/^worker //p' "$T/renamed.out")
+check "renamed-late" "the thread that named itself renamed-late: $(grep "^tid ${tid:-none} " "$T/renamed.folded" | cut -c1-120 | head -n 3 | tr '\n' '|')" \
+    sh -c "grep -q '^tid $tid (renamed-late);.*;spin [0-9]*$' '$T/renamed.folded' && ! grep -q '^tid $tid (renamed);' '$T/renamed.folded'"
