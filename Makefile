@@ -30,7 +30,8 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 WORKLOADS_C := $(wildcard tests/workloads/*.c)
 WORKLOAD_BIN := $(WORKLOADS_C:tests/workloads/%.c=$(B)/workloads/%) \
-                $(B)/workloads/symtest_pie $(B)/workloads/symtest_nopie
+                $(B)/workloads/symtest_pie $(B)/workloads/symtest_nopie \
+                $(B)/workloads/hs/calib
 
 all: hsspy
 
@@ -59,6 +60,13 @@ $(B)/workloads/symtest_pie: tests/workloads/symtest.c
 $(B)/workloads/symtest_nopie: tests/workloads/symtest.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-pie -no-pie -o $@ $<
+
+# A GHC program whose runtime symbols a unit test reads (test_rts_ranges),
+# built as ghc_calibrated builds it (tests/lib.sh, build_hs: the same
+# output, flags and sources), which then finds it current.
+$(B)/workloads/hs/calib: tests/workloads/hs/calib.hs tests/workloads/hs/calib_c.c
+	@mkdir -p $(B)/workloads/hs/obj-calib
+	ghc -v0 -outputdir $(B)/workloads/hs/obj-calib -o $@ -O2 -threaded -rtsopts $(abspath $^)
 
 # Cost centres read from a file: a PIE, so its pointers are relocated.
 $(B)/workloads/ccfile: tests/workloads/ccfile.c

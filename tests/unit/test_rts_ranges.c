@@ -25,7 +25,7 @@ static uint64_t sym(struct module *m, const char *name)
 TEST(scheduler_ranges)
 {
     if (access(CALIB, R_OK) != 0)
-        UNIT_SKIP("%s not built (make workloads)", CALIB);
+        UNIT_FAIL("%s not built (make workloads)", CALIB);
     struct saved_module sm = {.path = CALIB, .lo = 0x400000, .hi = 0x10000000};
     struct modset ms;
     struct rts r;
