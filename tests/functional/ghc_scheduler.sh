@@ -19,9 +19,11 @@
 # code: rts under their callers, not unsafe-ffi (seen in the bench as
 # "[unsafe-ffi];...;stg_returnToSched;threadPaused"); and dirty_STACK
 # called from threadStackUnderflow, as a thread returns to an older stack
-# chunk (its rbp in the chunk it leaves: "[invalid]" until its Haskell
-# stack was walked from the saved sp). For every GHC version this machine
-# has (a chroot's program gets the chroot's gdb).
+# chunk (its rbp in the chunk it leaves), and from resumeThread, back from
+# a safe call during which a collection may have moved its chunk: both
+# "[invalid]" until their Haskell stacks were walked from the saved sp.
+# For every GHC version this machine has (a chroot's program gets the
+# chroot's gdb).
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 command -v gdb >/dev/null || { skip "all" "gdb is not installed"; exit 0; }
