@@ -468,8 +468,12 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
         goto done;
     }
     for (;;) {
-        if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+        if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0)
             break;
+        if (ip == 0) {
+            res->bottom = n > 0;
+            break;
+        }
         unw_get_reg(&c, UNW_REG_SP, &sp);
         /* Return addresses point after the call: test the call itself. */
         if (unwind__is_haskell_pc(u, n == 0 ? ip : ip - 1)) {
@@ -546,8 +550,10 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
         if (r > 0 && !modset__find(u->ms, nip) &&
             find_proc_info(u->as, n == 1 ? ip : ip - 1, &here, 0, u) < 0)
             break;
-        if (r == 0)
+        if (r == 0) {
+            res->bottom = true;
             break;
+        }
         if (r < 0) {
             u->st.errors++;
             if (n < max)

@@ -61,6 +61,9 @@ struct unwind_result {
                                 * where it saved the caller's rbp if it uses it */
     bool error;          /* the unwind failed (an FK_INVALID frame was added) */
     bool truncated;
+    bool bottom;         /* it ended at the stack's outermost frame (_start,
+                          * clone3): its unwind information, or a caller of 0,
+                          * said there is none above it */
     uint64_t stack_used; /* bytes above rsp the unwind needed from the capture */
     unsigned long live_reads; /* words it had to read from the live process */
     bool missing_regs;   /* partial registers: a step needed one of the others */
