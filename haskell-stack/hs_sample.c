@@ -2,6 +2,7 @@
  *
  * The decision, in order (ghc-rts-notes.md, "What the RTS state says"):
  *   the ticker           idle (by its name: ghc_ticker);
+ *   nonmoving marking    gc, or idle in its wait for a mark (9.8 on);
  *   no Task              a thread the RTS does not know;
  *   C stack in the GC    gc;
  *   holds its cap        in_haskell: haskell (pc in Haskell code) or
@@ -16,16 +17,25 @@
 
 #include <string.h>
 
+static bool frame_in(const struct raw_frame *f, const struct code_ranges *c)
+{
+    if (f->kind != FK_PC && f->kind != FK_RET)
+        return false;
+    return code_ranges__has(c, f->kind == FK_RET ? f->addr - 1 : f->addr);
+}
+
+/* The index of the innermost of the n frames in c, or -1. */
+static int first_frame_in(const struct raw_frame *f, int n, const struct code_ranges *c)
+{
+    for (int i = 0; i < n; i++)
+        if (frame_in(&f[i], c))
+            return i;
+    return -1;
+}
+
 static bool any_frame_in(const struct raw_frame *f, int n, const struct code_ranges *c)
 {
-    for (int i = 0; i < n; i++) {
-        if (f[i].kind != FK_PC && f[i].kind != FK_RET)
-            continue;
-        uint64_t a = f[i].kind == FK_RET ? f[i].addr - 1 : f[i].addr;
-        if (code_ranges__has(c, a))
-            return true;
-    }
-    return false;
+    return first_frame_in(f, n, c) >= 0;
 }
 
 /* The STG Sp at the Haskell frame. Normally the unwound rbp; but C code
@@ -129,6 +139,15 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
          * which a read from the ticker's registers would find too.) */
         res->role = ROLE_TICKER;
         res->tag = TAG_IDLE;
+        return;
+    }
+    int mark = first_frame_in(out, ur.n, &r->mark);
+    if (mark >= 0) {
+        /* The nonmoving collector's mark thread (+RTS -xn) collects
+         * garbage, Task or not (it has one only to sync with the
+         * mutators), but for its wait for the next mark: idle there. */
+        res->role = ROLE_MARK;
+        res->tag = mark > 0 && frame_in(&out[mark - 1], &r->wait_cond) ? TAG_IDLE : TAG_GC;
         return;
     }
     if (r->my_task_is_tls && !tc->regs.fs_base) {

@@ -70,6 +70,8 @@ void rts__free(struct rts *r)
     free(r->handlers.r);
     free(r->cmm.r);
     free(r->rts_calls.r);
+    free(r->mark.r);
+    free(r->wait_cond.r);
     free(r->events.r);
     free(r->epoll.r);
     free(r->walk_cache);
@@ -148,6 +150,15 @@ static const char *const handler_static_functions[] = {
  * known by their caller, the `cmm` ranges.) */
 static const char *const rts_call_functions[] = {"suspendThread", "resumeThread", NULL};
 
+/* The function an OS thread of the nonmoving collector (+RTS -xn) runs,
+ * static: up to GHC 9.8 a thread started for each concurrent mark, which
+ * has no Task until it syncs with the mutators at the mark's end; since
+ * 9.8 one thread for the program's life ("nonmoving-mark"), which waits
+ * for the next mark in waitCondition, called from it directly. */
+static const char *const mark_static_functions[] = {
+    "nonmovingConcurrentMark", "nonmovingConcurrentMarkWorker", NULL,
+};
+
 struct sym_scan {
     struct rts *r;
     GElf_Sym found[S__COUNT];
@@ -184,6 +195,10 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
         return true;
     if (in_list(rts_call_functions, name))
         sc->err |= add_range(&r->rts_calls, lo, hi);
+    if (GELF_ST_BIND(s->st_info) == STB_LOCAL && in_list(mark_static_functions, name))
+        sc->err |= add_range(&r->mark, lo, hi);
+    if (strcmp(name, "waitCondition") == 0)
+        sc->err |= add_range(&r->wait_cond, lo, hi);
     if (in_list(gc_functions, name))
         sc->err |= add_range(&r->gc, lo, hi);
     else if (in_list(waiting_functions, name))
@@ -404,6 +419,8 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     sort_ranges(&r->handlers);
     sort_ranges(&r->cmm);
     sort_ranges(&r->rts_calls);
+    sort_ranges(&r->mark);
+    sort_ranges(&r->wait_cond);
     if (event_ranges(r, m) < 0) {
         log__error("out of memory reading the symbols of %s", m->path);
         return -ENOMEM;

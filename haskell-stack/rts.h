@@ -78,6 +78,8 @@ struct rts {
     struct code_ranges handlers; /* the RTS's signal handlers (handle_tick, ...) */
     struct code_ranges cmm;     /* the RTS's Cmm code (stg_*): its C calls are the RTS's */
     struct code_ranges rts_calls; /* RTS functions a program's code calls: suspendThread, ... */
+    struct code_ranges mark;      /* the nonmoving collector's mark thread's own function */
+    struct code_ranges wait_cond; /* waitCondition, where that thread waits for work (9.10) */
 
     bool task_checked; /* a Task has been checked against its thread */
     unsigned unsure;   /* validations that saw a capability mid-change */

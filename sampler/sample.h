@@ -74,7 +74,8 @@ const char *sample_tag__str(enum sample_tag t);
     X(ROLE_TIMER_MANAGER, "timer manager")                                 \
     X(ROLE_TICKER, "ticker")                                               \
     X(ROLE_IDLE_WORKER, "idle worker")                                     \
-    X(ROLE_FOREIGN, "foreign thread")
+    X(ROLE_FOREIGN, "foreign thread")                                      \
+    X(ROLE_MARK, "nonmoving mark thread")
 
 enum thread_role {
 #define X(e, s) e,

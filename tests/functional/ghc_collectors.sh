@@ -1,0 +1,61 @@
+# ghc_collectors - the garbage collectors other than the default copying one.
+#
+# The nonmoving collector (+RTS -xn) marks on an OS thread of its own,
+# concurrently with the program: up to GHC 9.6 one started for each mark,
+# without a Task until it syncs with the mutators at the mark's end (so it
+# was taken for a foreign thread, [safe-ffi]), then with one that makes it
+# look like an idle worker ([idle]); since 9.8 one thread for the program's
+# life, "nonmoving-mark", that waits for each mark in waitCondition. Its
+# marking, and its waits for the mutators to stop, are [gc], its role
+# "nonmoving mark thread"; on 9.10 its wait for the next mark is [idle].
+#
+# The demo program (-N2; Haskell compute, allocation, unsafe and safe
+# calls) for each GHC version here.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+collectors() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2 prog
+    prog=$(hs_build "$suite" demo_thr demo.hs demo_c.c -- -O1 -threaded -rtsopts) ||
+        { fail "$c-build" "ghc could not build demo.hs"; return; }
+
+    # Nonmoving: every stack in the mark thread's function, with --idle.
+    hs_record "$suite" /dev/null "$T/err" -q -F 499 --idle --threads -f folded \
+        -o "$T/xn.folded" -- "$prog" 3 +RTS -N2 -xn -RTS
+    check_status "$c-nonmoving-record" $? "$T/err"
+    local mark=';nonmovingConcurrentMark(Worker)?;'
+    grep -E -- "$mark" "$T/xn.folded" >"$T/mark" || true
+    local marking all gc
+    marking=$(count_matching "$T/mark" "${mark}nonmovingMark_")
+    all=$(total_count "$T/mark")
+    gc=$(count_matching "$T/mark" "^tid [0-9]+ \([^)]*\);\[gc\];.*${mark}nonmovingMark_")
+    check "$c-nonmoving-marked" "$marking samples of the mark thread marking in 3 s: $(head -c 600 "$T/mark" | tr '\n' '|')" \
+        test "$marking" -ge 5
+    check "$c-nonmoving-mark-gc" "$gc of the $marking samples marking are [gc]: $(grep -E -v '\[gc\]' "$T/mark" | cut -c1-300 | head -n 4 | tr '\n' '|')" \
+        test "$gc" -eq "$marking"
+    # All of them, but its wait for the next mark (9.8 on), idle there.
+    local waiting idle allgc
+    waiting=$(count_matching "$T/mark" "${mark}waitCondition;")
+    idle=$(count_matching "$T/mark" "^tid [0-9]+ \([^)]*\);\[idle\];.*${mark}waitCondition;")
+    allgc=$(count_matching "$T/mark" '^tid [0-9]+ \([^)]*\);\[gc\];')
+    check "$c-nonmoving-tags" "of its $all samples, $allgc [gc] and $waiting waiting for a mark ($idle of those [idle]): $(grep -E -v '\[gc\]' "$T/mark" | cut -c1-300 | head -n 4 | tr '\n' '|')" \
+        test "$((allgc + waiting))" -eq "$all" -a "$idle" -eq "$waiting"
+    case $(ghc_version "$suite") in
+    9.[0-7].*) ;;
+    *)
+        check "$c-nonmoving-idle-wait" "$waiting samples of the mark thread waiting for a mark: $(head -c 600 "$T/mark" | tr '\n' '|')" \
+            test "$waiting" -ge 100
+        ;;
+    esac
+    hs_record "$suite" /dev/null "$T/err" -q -F 499 -d 1.5 -f report -o "$T/xn.report" \
+        -- "$prog" 3 +RTS -N2 -xn -RTS
+    check_status "$c-nonmoving-record-report" $? "$T/err"
+    check "$c-nonmoving-role" "no thread called the nonmoving mark thread: $(grep '^thread' "$T/xn.report" | tr '\n' '|')" \
+        has_line "$T/xn.report" '^thread [0-9]+ \([^)]*\), nonmoving mark thread: '
+
+}
+
+ghc_targets
+for suite in $GHC_TARGETS; do
+    collectors "$suite" "ghc-$(ghc_version "$suite")"
+done
