@@ -119,6 +119,36 @@ static void ccs_frames(struct rts *r, const struct rts_view *v, struct raw_frame
         res->err = err;
 }
 
+/* The Haskell side of a thread whose Sp is the one saved in its chunk (a
+ * safe call, or the runtime's C code between the two halves of one): from
+ * the frame of the code at pc, or its cost-centre stack. */
+static void saved_sp_frames(struct rts *r, struct unwinder *uw, const struct memimg *img,
+                            const struct rts_view *v, uint64_t pc, bool leaf,
+                            struct raw_frame *out, int max, struct hs_sample *res)
+{
+    if (r->ccs) {
+        ccs_frames(r, v, out, max, res);
+        return;
+    }
+    if (v->tso_moving) {
+        if (res->n < max)
+            out[res->n++] = (struct raw_frame){pc, leaf ? FK_PC : FK_RET, 0};
+        if (res->n < max)
+            out[res->n++] = (struct raw_frame){WE_GC_MOVING, FK_INVALID, 0};
+        if (res->err == WE_NONE)
+            res->err = WE_GC_MOVING;
+        return;
+    }
+    enum walk_error before = res->err;
+    haskell_frames(r, uw, img, pc, leaf, v->saved_sp, v->stack, STG_EXACT, out, max, res);
+    if (v->tso_in_gc && before == WE_NONE && res->err != WE_NONE) {
+        /* (what it failed on is the collector's doing) */
+        res->err = WE_GC_MOVING;
+        if (res->n > 0 && out[res->n - 1].kind == FK_INVALID)
+            out[res->n - 1].addr = WE_GC_MOVING;
+    }
+}
+
 static void build(struct rts *r, struct unwinder *uw, const struct thread_capture *tc,
                   const char *comm, const struct memimg *img, struct raw_frame *out, int max,
                   struct hs_sample *res)
@@ -198,6 +228,16 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
         res->role = ROLE_CAP;
         if (!hs_then && (!v.in_haskell || any_frame_in(out, ur.n, &r->sched))) {
             res->tag = any_frame_in(out, ur.n, &r->waiting) ? TAG_IDLE : TAG_RTS;
+            /* resumeThread with its capability back but not yet in_haskell
+             * (or suspendThread before it lets go of it): the Haskell side
+             * of the call, while the TSO is still the suspended one.
+             * resumeThread clears that a few instructions later and sets
+             * rCurrentTSO only at its end: in between, the TSO is in a
+             * register of its own and the call's rbp may be stale (a
+             * collection during the call may have moved the chunk): no
+             * Haskell stack pointer then. */
+            if (ur.reached_haskell && any_frame_in(out, ur.n, &r->rts_calls))
+                saved_sp_frames(r, uw, img, &v, ur.hs_pc, false, out, max, res);
             return;
         }
         if (!ur.reached_haskell) {
@@ -225,11 +265,14 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
          * and a collection while the call ran may have moved the chunk
          * since (its saved sp moved with it; rbp did not). The runtime's
          * Cmm saves it too before the calls that change chunks
-         * (threadStackUnderflow: rbp is then in the chunk left). */
+         * (threadStackUnderflow: rbp is then in the chunk left), and its
+         * way in from the scheduler (stg_returnToStackTop) loads Sp into
+         * rbp from there. */
         uint64_t sp = safe_call ? 0 : find_sp(r, uw, img, &ur, v.stack);
-        if (safe_call || (cmm_call && v.saved_sp && (sp < v.stack || sp >= v.stack_end)))
-            haskell_frames(r, uw, img, ur.hs_pc, false, v.saved_sp, v.stack, STG_EXACT, out,
-                           max, res);
+        bool cmm_leaf = ur.hs_is_leaf && code_ranges__has(&r->cmm, ur.hs_pc);
+        if (safe_call ||
+            ((cmm_call || cmm_leaf) && v.saved_sp && (sp < v.stack || sp >= v.stack_end)))
+            saved_sp_frames(r, uw, img, &v, ur.hs_pc, cmm_leaf, out, max, res);
         else
             haskell_frames(r, uw, img, ur.hs_pc, ur.hs_is_leaf, sp, v.stack, STG_SCAN_TOP, out,
                            max, res);
@@ -248,11 +291,8 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
         if (!ur.reached_haskell) {
             if (res->err == WE_NONE)
                 res->err = ur.error ? WE_C_UNWIND : WE_NO_SP;
-        } else if (r->ccs) {
-            ccs_frames(r, &v, out, max, res);
         } else {
-            haskell_frames(r, uw, img, ur.hs_pc, false, v.saved_sp, v.stack, STG_EXACT, out,
-                           max, res);
+            saved_sp_frames(r, uw, img, &v, ur.hs_pc, false, out, max, res);
         }
         return;
     }

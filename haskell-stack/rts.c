@@ -697,6 +697,35 @@ void rts__saw_stack(struct rts *r, const struct rts_view *v)
         r->chunk_bytes = (uint32_t)(v->stack_end - v->stack);
 }
 
+/* resumeThread, once it has its capability back, clears the Task's
+ * suspended TSO and sets the capability's rCurrentTSO only some
+ * instructions later: in between, the TSO is in a register of its own
+ * (one the C compiler chose; rbx in Debian's builds). The values of the
+ * registers C code keeps across calls that point at a TSO, for a thread
+ * stopped in resumeThread itself: at most REG_TSOS. */
+#define REG_TSOS 6
+static size_t tso_candidates(const struct user_regs_struct *regs, uint64_t *out)
+{
+    uint64_t v[REG_TSOS] = {regs->rbx, regs->rbp, regs->r12, regs->r13, regs->r14, regs->r15};
+    size_t n = 0;
+    for (size_t i = 0; i < REG_TSOS; i++)
+        if (v[i] && !(v[i] & 7))
+            out[n++] = v[i];
+    return n;
+}
+
+static uint64_t tso_in_registers(const struct rts *r, const struct user_regs_struct *regs,
+                                 const struct memimg *img)
+{
+    uint64_t c[REG_TSOS], info;
+    size_t n = tso_candidates(regs, c);
+    for (size_t i = 0; i < n; i++)
+        if (memimg__read_u64(img, c[i] + (uint64_t)(int64_t)r->L->header.info.off, &info) == 0 &&
+            info == r->stg_TSO_info)
+            return c[i];
+    return 0;
+}
+
 void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_struct *regs,
                          struct memimg *img)
 {
@@ -719,20 +748,38 @@ void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_
         rts__grab_stack(r, pid, img, v); /* in a safe call: its saved sp is right */
         return;
     }
-    if (cap && rts__field(img, cap, L->capability.running_task, &v) && v == task &&
-        rts__field(img, cap, L->capability.in_haskell, &v) && (v & 0xff) &&
-        memimg__read_u64(img, cap + cap_reg(L, L->reg.rCurrentTSO), &tso) == 0 && tso) {
-        /* Running Haskell code: its registers say which chunk it is on, so
-         * the TSO (which a collection may have moved since the last
-         * sample: another read while it is stopped) is not needed. */
-        uint64_t stack = stack_of_regs(r, regs, img);
-        grab_chunks(r, pid, img, stack ? stack : tso_stack(r, pid, img, tso), true, regs->rbp);
+    if (!cap || !rts__field(img, cap, L->capability.running_task, &v) || v != task)
+        return;
+    if (rts__field(img, cap, L->capability.in_haskell, &v) && (v & 0xff)) {
+        if (memimg__read_u64(img, cap + cap_reg(L, L->reg.rCurrentTSO), &tso) == 0 && tso) {
+            /* Running Haskell code: its registers say which chunk it is
+             * on, so the TSO (which a collection may have moved since the
+             * last sample: another read while it is stopped) is not
+             * needed. */
+            uint64_t stack = stack_of_regs(r, regs, img);
+            grab_chunks(r, pid, img, stack ? stack : tso_stack(r, pid, img, tso), true,
+                        regs->rbp);
+        }
+    } else if (code_ranges__has(&r->rts_calls, regs->rip)) {
+        /* Back from a safe call, its TSO in a register (see
+         * tso_in_registers). */
+        uint64_t c[REG_TSOS];
+        size_t n = tso_candidates(regs, c);
+        for (size_t i = 0; i < n; i++)
+            rts__grab(pid, img, c[i] + (uint64_t)(int64_t)L->header.info.off, 8);
+        if ((tso = tso_in_registers(r, regs, img)) != 0)
+            rts__grab_stack(r, pid, img, tso);
     }
 }
 
 /* ------------------------------------------------------------------------
  * After the stop: reading it back
  * ---------------------------------------------------------------------- */
+
+bool rts__threaded(uint64_t ptr, uint64_t info)
+{
+    return ptr == info || (ptr & 7) == 1 || (ptr & 7) == 2;
+}
 
 bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
                const struct memimg *img, struct rts_view *v)
@@ -761,16 +808,35 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
     }
     if (v->incall && !rts__field(img, v->incall, L->incall.suspended_tso, &v->suspended_tso))
         return false;
-    if (v->suspended_tso)
+    if (v->suspended_tso) {
+        /* A compacting collection (+RTS -c, or -M near its limit) threads
+         * every pointer to an object it moves into a chain that starts at
+         * the object's header: while it runs, the pointer to a suspended
+         * TSO may lead anywhere, and nothing leads back to the TSO. (Its
+         * header alone says nothing: a copying collection leaves a
+         * forwarding pointer there, and the fields as they were.) */
+        if (rts__threaded(v->suspended_tso, r->stg_TSO_info)) {
+            v->tso_moving = true;
+            v->cccs_missing = r->profiled;
+            return true;
+        }
         v->tso = v->suspended_tso;
-    else if (v->holds_cap && v->in_haskell &&
-             memimg__read_u64(img, v->cap + cap_reg(L, L->reg.rCurrentTSO), &x) == 0)
+        v->tso_in_gc =
+            memimg__read_u64(img, v->tso + (uint64_t)(int64_t)L->header.info.off, &x) == 0 &&
+            x != r->stg_TSO_info;
+    } else if (v->holds_cap && v->in_haskell &&
+               memimg__read_u64(img, v->cap + cap_reg(L, L->reg.rCurrentTSO), &x) == 0) {
         v->tso = x;
+    } else if (v->holds_cap && !v->in_haskell && code_ranges__has(&r->rts_calls, regs->rip)) {
+        v->tso = tso_in_registers(r, regs, img);
+        v->resuming = v->tso != 0;
+    }
+    bool saved = v->suspended_tso || v->resuming; /* its sp and CCCS are in it */
     if (r->profiled && v->tso) {
         /* A running thread's CCCS is in its capability's register table
          * (never in a machine register on x86_64); a suspended one's was
          * saved in its TSO. */
-        bool got = v->suspended_tso
+        bool got = saved
                        ? rts__field(img, v->tso, L->tso.prof_cccs, &v->cccs)
                        : rts_layout__has(L->reg.rCCCS) &&
                              memimg__read_u64(img, v->cap + cap_reg(L, L->reg.rCCCS),
@@ -779,7 +845,13 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
     }
     /* A running thread's chunk as its capture found it: from its registers
      * if they say, else from its TSO. */
-    if (v->tso && ((!v->suspended_tso && (v->stack = stack_of_regs(r, regs, img)) != 0) ||
+    if (v->suspended_tso && rts__field(img, v->tso, L->tso.stackobj, &x) &&
+        rts__threaded(x, r->stg_STACK_info)) {
+        v->tso_moving = true; /* (the TSO not yet, its chunk already) */
+        v->tso = 0;
+        return true;
+    }
+    if (v->tso && ((!saved && (v->stack = stack_of_regs(r, regs, img)) != 0) ||
                    rts__field(img, v->tso, L->tso.stackobj, &v->stack))) {
         rts__field(img, v->stack, L->stack.sp, &v->saved_sp);
         if (rts__field(img, v->stack, L->stack.stack_size, &x))

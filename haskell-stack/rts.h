@@ -147,7 +147,24 @@ struct rts_view {
                              * (cap->r.rCCCS), of the TSO while suspended
                              * (tso->prof.cccs); 0 if none */
     bool cccs_missing;      /* -prof, tso set, but the CCCS was not captured */
+    bool resuming;          /* tso is the one resumeThread is resuming,
+                             * found in a register (see rts.c) */
+    bool tso_in_gc;         /* the suspended TSO's header is no TSO's: a
+                             * collection is moving it (a copying one left
+                             * its fields as they were; a compacting one
+                             * may be rewriting them) */
+    bool tso_moving;        /* the suspended TSO pointer leads to no TSO: a
+                             * compacting collection has threaded it (it
+                             * holds the TSO's header or the address of
+                             * another pointer to it); tso is then 0 */
 };
+
+/* Whether ptr, read from a field that points to an untagged object whose
+ * info pointer is info (a TSO, a STACK), is what a compacting collection
+ * leaves there while it runs: that object's header (the field was the
+ * first in the object's chain) or the address of the chain's next field,
+ * tagged 1 or 2. Such a field leads nowhere until the collection is over. */
+bool rts__threaded(uint64_t ptr, uint64_t info);
 
 /* Fill v from the capture; false if a word it needs was not captured (the
  * sample then counts as an RTS-state error). */

@@ -394,8 +394,12 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
                 out[res->n++] = (struct raw_frame){0, FK_TRUNCATED, 0};
                 return;
             }
-            if (word(w, &c, sp + (uint64_t)L->underflow_frame.next_chunk.off, &next) < 0 ||
-                !chunk_of(w, next, &c, &nsp) || nsp < c.start || nsp >= c.end || nsp & 7) {
+            bool got = word(w, &c, sp + (uint64_t)L->underflow_frame.next_chunk.off, &next) == 0;
+            if (got && rts__threaded(next, w->rts->stg_STACK_info)) {
+                fail(res, out, max, WE_GC_MOVING); /* (a compacting collection) */
+                return;
+            }
+            if (!got || !chunk_of(w, next, &c, &nsp) || nsp < c.start || nsp >= c.end || nsp & 7) {
                 fail(res, out, max, WE_CHUNKS);
                 return;
             }

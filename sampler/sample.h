@@ -32,10 +32,11 @@ enum frame_kind {
     X(WE_STACK_READ, "stack memory not captured")                          \
     X(WE_BAD_INFO, "not an info pointer")                                  \
     X(WE_BAD_FRAME, "frame does not fit its stack chunk")                  \
-    X(WE_CHUNKS, "too many stack chunks")                                  \
+    X(WE_CHUNKS, "next stack chunk unreadable")                            \
     X(WE_NO_SP, "no Haskell stack pointer")                                \
     X(WE_RTS_STATE, "RTS state unreadable")                                \
-    X(WE_CCS, "cost-centre stack unreadable")
+    X(WE_CCS, "cost-centre stack unreadable")                             \
+    X(WE_GC_MOVING, "stack being moved by the collector")
 
 enum walk_error {
 #define X(e, s) e,

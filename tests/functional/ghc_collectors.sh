@@ -9,6 +9,18 @@
 # marking, and its waits for the mutators to stop, are [gc], its role
 # "nonmoving mark thread"; on 9.10 its wait for the next mark is [idle].
 #
+# The compacting collector (+RTS -c, or -M near its limit) threads every
+# pointer to an object it moves into a chain that starts at the object's
+# header: while it runs, a thread in a safe call (or returning from one,
+# waiting for its capability) has a suspended-TSO pointer that leads to no
+# TSO, and its Haskell stack cannot be found. Its sample keeps its tag, its
+# C stack and the Haskell function that made the call, then an [invalid]
+# frame counted as "stack being moved by the collector", never another
+# error (it was "no Haskell stack pointer", after a walk of whatever the
+# threaded pointer led to); so too a walk that reaches an underflow frame
+# whose pointer to the next chunk is threaded (it was "too many stack
+# chunks", now called "next stack chunk unreadable").
+#
 # The demo program (-N2; Haskell compute, allocation, unsafe and safe
 # calls) for each GHC version here.
 . "$(dirname "$0")/../lib.sh"
@@ -53,6 +65,26 @@ collectors() { # SUITE CASE-PREFIX
     check "$c-nonmoving-role" "no thread called the nonmoving mark thread: $(grep '^thread' "$T/xn.report" | tr '\n' '|')" \
         has_line "$T/xn.report" '^thread [0-9]+ \([^)]*\), nonmoving mark thread: '
 
+    # Compacting.
+    hs_record "$suite" /dev/null "$T/err" -q -F 999 -d 3 -f report -o "$T/c.report" \
+        -- "$prog" 4 +RTS -N2 -c -RTS
+    check_status "$c-compact-record" $? "$T/err"
+    # (A compacting collection updates every pointer to an object before it
+    # moves it: for a moment, a chunk pointer can lead to where its chunk
+    # is yet to be, which nothing tells from a chunk's header left over
+    # there; one sample in a few thousand here, "next stack chunk
+    # unreadable".)
+    check "$c-compact-errors" "$(grep '^ *errors:' "$T/c.report")" \
+        grep -Eq '^ *errors: *[0-9]+ \((next stack chunk unreadable: [0-9], )?stack being moved by the collector: [0-9]+\)(;|$)' "$T/c.report"
+    hs_record "$suite" /dev/null "$T/err" -q -F 999 -d 3 -f folded -o "$T/c.folded" \
+        -- "$prog" 4 +RTS -N2 -c -RTS
+    check_status "$c-compact-record-folded" $? "$T/err"
+    local invalid shown
+    invalid=$(count_matching "$T/c.folded" '\[invalid\]')
+    # (the frames of the chunks walked before one the collector moves)
+    shown=$(count_matching "$T/c.folded" '^\[(safe-ffi|rts)\];\[invalid\];([^;]*;)*Main\.[^;]*;(demo_[a-z]*|resumeThread|suspendThread)[; ]')
+    check "$c-compact-samples" "$shown of the $invalid samples with an [invalid] frame are a call's C stack under the Haskell function that made it: $(grep -F '[invalid]' "$T/c.folded" | cut -c1-300 | head -n 4 | tr '\n' '|')" \
+        test "$shown" -eq "$invalid"
 }
 
 ghc_targets

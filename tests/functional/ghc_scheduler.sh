@@ -22,14 +22,22 @@
 # chunk (its rbp in the chunk it leaves), and from resumeThread, back from
 # a safe call during which a collection may have moved its chunk: both
 # "[invalid]" until their Haskell stacks were walked from the saved sp.
+# And resumeThread back from waitForCapability, its capability held but
+# not yet in_haskell: rts with the Haskell function that made the call
+# under it (it had no Haskell frames at all). And the way from the
+# scheduler into Haskell code, stg_returnToStackTop, before it loads Sp
+# into rbp: haskell, its stack walked from the saved sp (it was
+# "[invalid]").
 # For every GHC version this machine has (a chroot's program gets the
 # chroot's gdb).
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 command -v gdb >/dev/null || { skip "all" "gdb is not installed"; exit 0; }
 
-parked() { # SUITE CASE-PREFIX FUNCTION [CALLER-REGEX [CALLED-FROM]]
-    local suite=$1 c=$2-$3${5:+-in-$5} at=$3 caller=${4:-schedule} from=${5:-} prog dir stop
+parked() { # SUITE CASE-PREFIX FUNCTION [CALLER-REGEX [CALLED-FROM [TAG]]]
+    local suite=$1 c=$2-$3${5:+-in-$5} at=$3 caller=${4:-schedule} from=${5:-} tag=${6:-rts}
+    local prog dir stop
+    [ "$from" = back ] && c=$2-$3-back
     prog=$(hs_build "$suite" demo_thr demo.hs demo_c.c -- -O1 -threaded -rtsopts) ||
         { fail "$c-build" "ghc could not build demo.hs"; return; }
     # gdb reads its script where the program runs (a chroot's build folder).
@@ -43,6 +51,16 @@ continue'
         stop='break *((char *)StgRun + 4)
 continue'
         at=StgRunIsImplementedInAssembler # (its symbol, of StgRun's label)
+    elif [ "$from" = back ]; then
+        # (back from waitForCapability with its capability, not yet
+        # in_haskell: its TSO still the suspended one)
+        stop='break waitForCapability
+continue
+while !$_caller_is("'$at'")
+  continue
+end
+delete
+finish'
     elif [ -z "$from" ]; then
         stop="break $at
 continue"
@@ -82,15 +100,15 @@ EOF
     "$HSSPY" dump -q -p "$pid" >"$T/dump" 2>"$T/dump.err"
     check_status "$c-dump" $? "$T/dump.err"
     sed -n '/^thread '"$tid"' /,/^$/p' "$T/dump" >"$T/thread"
-    check "$c-dump-rts" "the parked thread is not tagged rts: $(head -n 1 "$T/thread")" \
-        grep -q "^thread $tid .*, rts, state" "$T/thread"
+    check "$c-dump-$tag" "the parked thread is not tagged $tag: $(head -n 1 "$T/thread")" \
+        grep -q "^thread $tid .*, $tag, state" "$T/thread"
     check "$c-dump-stack" "the parked thread's stack has no $caller under $at: $(head -c 400 "$T/thread" | tr '\n' '|')" \
         awk -v at=" $at" -v re=" $caller " 'index($0, at) { getline; ok = $0 ~ re } END { exit !ok }' "$T/thread"
 
     "$HSSPY" record -q -F 499 -d 0.5 --threads --idle -p "$pid" >"$T/folded" 2>"$T/rec.err"
     check_status "$c-record" $? "$T/rec.err"
-    check "$c-record-rts" "the parked thread's samples are not [rts];$caller;$at: $(grep "^tid $tid " "$T/folded" | head -n 3 | tr '\n' '|')" \
-        grep -Eq "^tid $tid \([^)]*\);\[rts\];(.*;)?$caller;$at [0-9]*$" "$T/folded"
+    check "$c-record-$tag" "the parked thread's samples are not [$tag];$caller;$at: $(grep "^tid $tid " "$T/folded" | head -n 3 | tr '\n' '|')" \
+        grep -Eq "^tid $tid \([^)]*\);\[$tag\];(.*;)?$caller;$at [0-9]*$" "$T/folded"
     check "$c-record-whole" "the parked thread's samples have an [invalid] frame: $(grep "^tid $tid " "$T/folded" | head -n 3 | tr '\n' '|')" \
         sh -c "! grep '^tid $tid ' '$T/folded' | grep -q '\[invalid\]'"
     check "$c-record-not-ffi" "the runtime shows up as a foreign call: $(grep -E "schedule|;$at " "$T/folded" | grep '\[unsafe-ffi\]' | head -n 2 | tr '\n' '|')" \
@@ -107,4 +125,8 @@ for suite in $GHC_TARGETS; do
     parked "$suite" "ghc-$(ghc_version "$suite")" StgRun
     parked "$suite" "ghc-$(ghc_version "$suite")" threadPaused stg_returnToSched stg_returnToSched
     parked "$suite" "ghc-$(ghc_version "$suite")" suspendThread 'Main\.[^;]+'
+    # (an IO manager's epoll or the program's own calls, whichever first)
+    parked "$suite" "ghc-$(ghc_version "$suite")" resumeThread '[A-Z][A-Za-z0-9.]*\.[^; ]+' back
+    # (Haskell code: the frame it returns to, whatever it is)
+    parked "$suite" "ghc-$(ghc_version "$suite")" stg_returnToStackTop '[^; ]+' "" haskell
 done

@@ -17,6 +17,7 @@
 #include "tests/unit/unit.h"
 
 #define STACK_INFO 0x4a0000ull
+#define TSO_INFO 0x4c0000ull
 #define UNDERFLOW_INFO 0x4b0000ull
 #define CHUNK 32768u
 
@@ -46,6 +47,7 @@ static void setup(struct target *t)
     t->r.usable = true;
     t->r.threaded = true;
     t->r.stg_STACK_info = STACK_INFO;
+    t->r.stg_TSO_info = TSO_INFO;
     t->r.stg_underflow_info = UNDERFLOW_INFO;
     t->mem = aligned_alloc(4096, 2 * CHUNK);
     if (!t->mem)
@@ -68,6 +70,7 @@ static void setup(struct target *t)
     struct rts_layout__field cur = L->reg.rCurrentTSO;
     cur.off += L->capability.r.off;
     put(t->cap, cur, t->tso);
+    put(t->tso, L->header.info, TSO_INFO);
     put(t->tso, L->tso.stackobj, t->obj);
     put(t->obj, L->header.info, STACK_INFO);
     put(t->obj, L->stack.stack_size, (t->end - t->start) / 8);
@@ -217,6 +220,122 @@ TEST(capture_stack_from_tso)
         memimg__free(&img);
         free(t.mem);
     }
+}
+
+/* The same thread in a safe call: its Task's InCall holds its TSO. */
+static uint64_t suspend(struct target *t)
+{
+    const struct rts_layout *L = t->r.L;
+    uint64_t incall = t->task + 0x400;
+    put(t->task, L->task.incall, incall);
+    put(incall, L->incall.suspended_tso, t->tso);
+    put(t->cap, L->capability.running_task, 0);
+    put(t->cap, L->capability.in_haskell, 0);
+    struct rts_layout__field cur = L->reg.rCurrentTSO;
+    cur.off += L->capability.r.off;
+    put(t->cap, cur, 0);
+    t->regs.r15 = 0x7ffd12345670; /* C code's registers */
+    t->regs.rbp = 0x7ffd12345000;
+    return incall;
+}
+
+/* resumeThread with its capability back, between clearing the InCall's
+ * suspended TSO and setting rCurrentTSO: the TSO is in a register, and is
+ * found there only for a thread stopped in resumeThread (suspendThread)
+ * itself, and only where it points at a TSO; the stack is then walked from
+ * the chunk's saved sp. */
+TEST(capture_resuming_tso_from_registers)
+{
+    static struct code_range resume = {0x480000, 0x480100};
+    for (int k = 0; k < 4; k++) {
+        struct target t;
+        struct memimg img;
+        struct rts_view v;
+        setup(&t);
+        const struct rts_layout *L = t.r.L;
+        t.r.rts_calls = (struct code_ranges){&resume, 1};
+        uint64_t incall = suspend(&t);
+        put(incall, L->incall.suspended_tso, 0);
+        put(t.cap, L->capability.running_task, t.task);
+        t.regs.rip = 0x480040;
+        t.regs.r12 = t.cap + 8; /* points at something that is no TSO */
+        t.regs.rbx = t.tso;
+        if (k == 1)
+            t.regs.rip = 0x480100; /* not in resumeThread */
+        else if (k == 2)
+            t.regs.rbx = t.tso + 4; /* not a pointer to an object */
+        else if (k == 3)
+            put(t.tso, L->header.info, TSO_INFO + 8); /* not a TSO */
+        CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
+        rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+        CHECK(rts__view(&t.r, &t.regs, &img, &v));
+        CHECK(v.holds_cap && !v.in_haskell && !v.suspended_tso);
+        if (k == 0) {
+            CHECK(v.resuming);
+            CHECK_EQ_INT(v.tso, t.tso);
+            CHECK_EQ_INT(v.stack, t.obj);
+            CHECK_EQ_INT(v.saved_sp, t.start + 64);
+            CHECK(memimg__ptr(&img, t.start + 64, (size_t)(t.end - t.start - 64)) != NULL);
+        } else {
+            CHECK(!v.resuming);
+            CHECK_EQ_INT(v.tso, 0);
+            CHECK_EQ_INT(v.stack, 0);
+        }
+        memimg__free(&img);
+        free(t.mem);
+    }
+}
+
+/* A compacting collection threads the pointers to the objects it moves: the
+ * InCall's pointer to the suspended TSO then holds the TSO's header (the
+ * first pointer of its chain) or the address of the next pointer to it,
+ * tagged 1 or 2, and the TSO's header the address of the last pointer; so
+ * too the TSO's pointer to its chunk. Such a TSO has no stack to walk until
+ * the collection is over. A TSO whose header alone is not a TSO's is read
+ * as it is (a copying collection leaves its fields as they were). */
+TEST(suspended_tso_threaded_by_compaction)
+{
+    for (int k = 0; k < 6; k++) {
+        struct target t;
+        struct memimg img;
+        struct rts_view v;
+        setup(&t);
+        const struct rts_layout *L = t.r.L;
+        uint64_t incall = suspend(&t);
+        if (k == 5) /* its header alone a chain's, or a forwarding pointer:
+                     * its fields are as they were */
+            put(t.tso, L->header.info, incall + (uint64_t)L->incall.suspended_tso.off + 1);
+        if (k == 1) /* the InCall's pointer is on the way */
+            put(incall, L->incall.suspended_tso, t.tso + 0x40 + 1);
+        else if (k == 2) /* the InCall's pointer is the end of the chain */
+            put(incall, L->incall.suspended_tso, TSO_INFO);
+        else if (k == 3) /* the TSO's pointer to its chunk is */
+            put(t.tso, L->tso.stackobj, STACK_INFO);
+        else if (k == 4) /* ... or is on the way */
+            put(t.tso, L->tso.stackobj, t.tso + 0x40 + 2);
+        CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
+        rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+        CHECK(rts__view(&t.r, &t.regs, &img, &v));
+        CHECK(v.suspended_tso != 0);
+        if (k == 0 || k == 5) {
+            CHECK(!v.tso_moving);
+            CHECK(v.tso_in_gc == (k == 5));
+            CHECK_EQ_INT(v.tso, t.tso);
+            CHECK_EQ_INT(v.stack, t.obj);
+            CHECK_EQ_INT(v.saved_sp, t.start + 64);
+        } else {
+            CHECK(v.tso_moving);
+            CHECK_EQ_INT(v.tso, 0);
+            CHECK_EQ_INT(v.stack, 0);
+        }
+        memimg__free(&img);
+        free(t.mem);
+    }
+    CHECK(rts__threaded(STACK_INFO, STACK_INFO));
+    CHECK(rts__threaded(0x7f0000001001ull, STACK_INFO));
+    CHECK(rts__threaded(0x7f0000001002ull, STACK_INFO));
+    CHECK(!rts__threaded(0x7f0000001000ull, STACK_INFO));
+    CHECK(!rts__threaded(0, STACK_INFO));
 }
 
 UNIT_MAIN()
