@@ -3,6 +3,12 @@
  * The decision, in order (ghc-rts-notes.md, "What the RTS state says"):
  *   the ticker           idle (by its name: ghc_ticker);
  *   nonmoving marking    gc, or idle in its wait for a mark (9.8 on);
+ *   a worker let go of   rts, or idle (its Task freed);
+ *   a Task, and only     the runtime's thread ending: rts, or idle;
+ *     the C library
+ *   a Task not its own   likewise (freed under it);
+ *   no Task, in a start  the runtime's thread starting: rts, or idle;
+ *     routine of the RTS
  *   no Task              a thread the RTS does not know;
  *   C stack in the GC    gc;
  *   holds its cap        in_haskell: haskell (pc in Haskell code) or
@@ -149,6 +155,31 @@ static void saved_sp_frames(struct rts *r, struct unwinder *uw, const struct mem
     }
 }
 
+/* A thread ending (its start routine returned, glibc freeing its stack),
+ * or the whole program (the runtime's exit called exit, which runs the C
+ * library's handlers; tail calls leave no frame of the runtime above
+ * _start): a C stack unwound to its outermost frame, all in one module that
+ * holds no Haskell code (the C library) but for that frame. */
+static bool thread_ending(struct unwinder *uw, const struct raw_frame *out,
+                          const struct unwind_result *ur)
+{
+    if (ur->error || ur->truncated || ur->reached_haskell || !ur->bottom || ur->n < 1)
+        return false;
+    const struct module *lib = NULL;
+    for (int i = 0; i < ur->n; i++) {
+        if (out[i].kind != FK_PC && out[i].kind != FK_RET)
+            return false;
+        if (i > 0 && i == ur->n - 1)
+            break; /* (_start, in the executable) */
+        const struct module *m =
+            modset__find(uw->ms, out[i].kind == FK_RET ? out[i].addr - 1 : out[i].addr);
+        if (!m || m->is_haskell || (lib && m != lib))
+            return false;
+        lib = m;
+    }
+    return true;
+}
+
 static void build(struct rts *r, struct unwinder *uw, const struct thread_capture *tc,
                   const char *comm, const struct memimg *img, struct raw_frame *out, int max,
                   struct hs_sample *res)
@@ -180,6 +211,11 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
         res->tag = mark > 0 && frame_in(&out[mark - 1], &r->wait_cond) ? TAG_IDLE : TAG_GC;
         return;
     }
+    if (r->threaded && any_frame_in(out, ur.n, &r->ending)) {
+        /* A worker the runtime let go of, ending: its Task freed. */
+        res->tag = sleeping(tc->state) ? TAG_IDLE : TAG_RTS;
+        return;
+    }
     if (r->my_task_is_tls && !tc->regs.fs_base) {
         /* Sampled without a stop before its thread pointer was ever seen:
          * no Task to read. The code it waits in still says a lot. */
@@ -193,7 +229,17 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
             out[res->n++] = (struct raw_frame){ur.hs_pc, FK_RET, 0};
         return;
     }
-    if (!rts__view(r, &tc->regs, img, &res->v)) {
+    bool viewed = rts__view(r, &tc->regs, img, &res->v);
+    if (res->v.task && r->threaded && thread_ending(uw, out, &ur)) {
+        /* The runtime's thread ending: its thread pointer still leads to
+         * the Task it had (freed, or whose InCall may still hold the TSO
+         * of its last safe call). (A thread being born has no Task yet,
+         * whoever started it: a foreign thread until its start routine
+         * says otherwise; so too one whose Task the runtime let go of.) */
+        res->tag = sleeping(tc->state) ? TAG_IDLE : TAG_RTS;
+        return;
+    }
+    if (!viewed) {
         res->err = WE_RTS_STATE;
         res->tag = sleeping(tc->state) ? TAG_IDLE : TAG_RTS;
         return;
@@ -204,6 +250,12 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
         return;
     }
 
+    if (v.task_stale || (!v.task && r->threaded && any_frame_in(out, ur.n, &r->starting))) {
+        /* The runtime's thread with a Task freed under it (ending), or
+         * none yet (starting). */
+        res->tag = sleeping(tc->state) ? TAG_IDLE : TAG_RTS;
+        return;
+    }
     if (!v.task || foreign_single(r, out, &ur)) {
         /* A thread without a Task (but the ticker) was started by C code
          * and runs C code outside the runtime, which for the program is

@@ -71,6 +71,8 @@ void rts__free(struct rts *r)
     free(r->cmm.r);
     free(r->rts_calls.r);
     free(r->mark.r);
+    free(r->ending.r);
+    free(r->starting.r);
     free(r->wait_cond.r);
     free(r->events.r);
     free(r->epoll.r);
@@ -150,6 +152,21 @@ static const char *const handler_static_functions[] = {
  * known by their caller, the `cmm` ranges.) */
 static const char *const rts_call_functions[] = {"suspendThread", "resumeThread", NULL};
 
+/* A worker the runtime lets go of (it keeps a few spare workers per
+ * capability; a worker back from a safe call beyond those ends) frees its
+ * Task, then ends its thread: from then on its thread pointer leads to
+ * freed memory. */
+static const char *const ending_functions[] = {"workerTaskStop", "shutdownThread", NULL};
+
+/* The start routines of the runtime's own OS threads, which run for a while
+ * before the thread has a Task: a worker until it takes the Task its
+ * creator made (workerStart), a forkOS thread until rts_lock makes one. */
+static const char *const starting_functions[] = {"workerStart", "forkOS_createThreadWrapper",
+                                                 NULL};
+/* ... and from GHC 9.6 the one that names a thread the runtime starts, then
+ * calls its start routine: static, in OSThreads.c, named as glibc's own. */
+static const char *const osthreads_starting_functions[] = {"start_thread", NULL};
+
 /* The function an OS thread of the nonmoving collector (+RTS -xn) runs,
  * static: up to GHC 9.8 a thread started for each concurrent mark, which
  * has no Task until it syncs with the mutators at the mark's end; since
@@ -163,6 +180,7 @@ struct sym_scan {
     struct rts *r;
     GElf_Sym found[S__COUNT];
     bool have[S__COUNT];
+    bool in_osthreads; /* the symbols since the last FILE are OSThreads.c's */
     int64_t bias;
     int err;
 };
@@ -181,6 +199,11 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
     struct rts *r = sc->r;
     uint64_t lo = s->st_value + (uint64_t)sc->bias, hi = lo + s->st_size;
 
+    if (GELF_ST_TYPE(s->st_info) == STT_FILE) {
+        sc->in_osthreads = strncmp(name, "OSThreads.", 10) == 0;
+        return true;
+    }
+
     for (int i = 0; i < S__COUNT; i++)
         if (!sc->have[i] && strcmp(name, wanted_names[i]) == 0) {
             sc->found[i] = *s;
@@ -195,6 +218,12 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
         return true;
     if (in_list(rts_call_functions, name))
         sc->err |= add_range(&r->rts_calls, lo, hi);
+    if (in_list(ending_functions, name))
+        sc->err |= add_range(&r->ending, lo, hi);
+    if (in_list(starting_functions, name) ||
+        (sc->in_osthreads && GELF_ST_BIND(s->st_info) == STB_LOCAL &&
+         in_list(osthreads_starting_functions, name)))
+        sc->err |= add_range(&r->starting, lo, hi);
     if (GELF_ST_BIND(s->st_info) == STB_LOCAL && in_list(mark_static_functions, name))
         sc->err |= add_range(&r->mark, lo, hi);
     if (strcmp(name, "waitCondition") == 0)
@@ -420,6 +449,8 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     sort_ranges(&r->cmm);
     sort_ranges(&r->rts_calls);
     sort_ranges(&r->mark);
+    sort_ranges(&r->ending);
+    sort_ranges(&r->starting);
     sort_ranges(&r->wait_cond);
     if (event_ranges(r, m) < 0) {
         log__error("out of memory reading the symbols of %s", m->path);
@@ -793,6 +824,14 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
         return false;
     if (!v->task)
         return true;
+    /* A Task's id is its thread's pthread_t, the address fs points at:
+     * one with another id was freed (a worker the runtime let go of frees
+     * its Task, then ends its thread) and may hold anything. */
+    if (r->threaded && rts_layout__has(L->task.id) && rts__field(img, v->task, L->task.id, &x) &&
+        x != regs->fs_base) {
+        v->task_stale = true;
+        return true;
+    }
     if (!rts__field(img, v->task, L->task.cap, &v->cap) ||
         !rts__field(img, v->task, L->task.incall, &v->incall))
         return false;

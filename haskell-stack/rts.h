@@ -78,6 +78,8 @@ struct rts {
     struct code_ranges handlers; /* the RTS's signal handlers (handle_tick, ...) */
     struct code_ranges cmm;     /* the RTS's Cmm code (stg_*): its C calls are the RTS's */
     struct code_ranges rts_calls; /* RTS functions a program's code calls: suspendThread, ... */
+    struct code_ranges ending;    /* workerTaskStop, shutdownThread: a worker let go of */
+    struct code_ranges starting;  /* workerStart, ...: the runtime's threads' start */
     struct code_ranges mark;      /* the nonmoving collector's mark thread's own function */
     struct code_ranges wait_cond; /* waitCondition, where that thread waits for work (9.10) */
 
@@ -132,6 +134,9 @@ size_t rts__guess_stack(const struct rts *r, const struct user_regs_struct *regs
 /* What the RTS says about one thread, read back from a capture. */
 struct rts_view {
     uint64_t task;          /* 0: the RTS knows no Task for this thread */
+    bool task_stale;        /* ... or that Task is not the thread's (its id
+                             * is another's: freed, the thread ending);
+                             * nothing else is read then */
     uint64_t cap;           /* the Task's capability (may be released) */
     int cap_no;             /* its number, -1 if unknown */
     bool holds_cap;         /* cap->running_task == task */

@@ -76,6 +76,7 @@ static void setup(struct target *t)
     put(t->obj, L->stack.stack_size, (t->end - t->start) / 8);
     put(t->obj, L->stack.sp, t->start + 64); /* stale: saved when it last stopped */
     t->regs.fs_base = 0x7000; /* a thread pointer, so that a Task is looked for */
+    put(t->task, L->task.id, t->regs.fs_base); /* (the Task's: its thread's) */
     t->regs.r15 = t->start + (uint64_t)L->misc.RESERVED_STACK_WORDS * 8;
     t->regs.rbp = t->end - 256;
 }
@@ -336,6 +337,36 @@ TEST(suspended_tso_threaded_by_compaction)
     CHECK(rts__threaded(0x7f0000001002ull, STACK_INFO));
     CHECK(!rts__threaded(0x7f0000001000ull, STACK_INFO));
     CHECK(!rts__threaded(0, STACK_INFO));
+}
+
+/* A worker the runtime lets go of frees its Task, then ends its thread:
+ * its thread pointer leads to freed memory, where the Task's id is no
+ * longer its thread's. Nothing more is read of it. */
+TEST(task_of_another_thread)
+{
+    struct target t;
+    struct memimg img;
+    struct rts_view v;
+    setup(&t);
+    uint64_t incall = suspend(&t);
+    (void)incall;
+    put(t.task, t.r.L->task.id, 0x7ffd00001000ull);
+    CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
+    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    CHECK(rts__view(&t.r, &t.regs, &img, &v));
+    CHECK(v.task_stale);
+    CHECK_EQ_INT(v.task, t.task);
+    CHECK(!v.suspended_tso && !v.tso && !v.cap && !v.holds_cap);
+    memimg__free(&img);
+    /* Its own: read as usual. */
+    put(t.task, t.r.L->task.id, t.regs.fs_base);
+    CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
+    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    CHECK(rts__view(&t.r, &t.regs, &img, &v));
+    CHECK(!v.task_stale);
+    CHECK_EQ_INT(v.suspended_tso, t.tso);
+    memimg__free(&img);
+    free(t.mem);
 }
 
 UNIT_MAIN()
