@@ -908,11 +908,19 @@ bool rts__sp_in_register(const struct rts *r, const struct user_regs_struct *reg
     return v.holds_cap && v.in_haskell;
 }
 
+/* Tasks seen that were not their thread's before any was: beyond these,
+ * the layout is wrong, not the Tasks. */
+#define STALE_TASKS_TRUSTED 16
+
 bool rts__check_task(struct rts *r, const struct user_regs_struct *regs,
                      const struct memimg *img, const struct rts_view *v)
 {
     uint64_t id;
     if (!r->usable || r->task_checked || !v->task)
+        return r->usable;
+    /* (A Task freed under a thread that is ending says nothing of the
+     * layout, unless no Task looks like its thread's at all.) */
+    if (v->task_stale && ++r->stale_tasks < STALE_TASKS_TRUSTED)
         return r->usable;
     r->task_checked = true;
     /* glibc's pthread_t is the address of the thread's TCB, which is what

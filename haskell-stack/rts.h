@@ -84,6 +84,7 @@ struct rts {
     struct code_ranges wait_cond; /* waitCondition, where that thread waits for work (9.10) */
 
     bool task_checked; /* a Task has been checked against its thread */
+    unsigned stale_tasks; /* Tasks not their thread's seen before that */
     unsigned unsure;   /* validations that saw a capability mid-change */
     bool exact_stacks; /* walk every STG frame as it is (dump), no folding */
     struct stg_info_cache *walk_cache; /* info tables seen by the walks */

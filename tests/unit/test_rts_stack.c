@@ -341,7 +341,8 @@ TEST(suspended_tso_threaded_by_compaction)
 
 /* A worker the runtime lets go of frees its Task, then ends its thread:
  * its thread pointer leads to freed memory, where the Task's id is no
- * longer its thread's. Nothing more is read of it. */
+ * longer its thread's. Nothing more is read of it, and it does not count
+ * against the layout (the first Task checked must be its thread's). */
 TEST(task_of_another_thread)
 {
     struct target t;
@@ -357,6 +358,17 @@ TEST(task_of_another_thread)
     CHECK(v.task_stale);
     CHECK_EQ_INT(v.task, t.task);
     CHECK(!v.suspended_tso && !v.tso && !v.cap && !v.holds_cap);
+    /* It does not fail the layout's check, unless no Task is ever its
+     * thread's. */
+    for (int i = 1; i < 16; i++) {
+        CHECK(rts__check_task(&t.r, &t.regs, &img, &v));
+        CHECK(!t.r.task_checked);
+    }
+    CHECK(!rts__check_task(&t.r, &t.regs, &img, &v));
+    CHECK(!t.r.usable);
+    t.r.usable = true;
+    t.r.task_checked = false;
+    t.r.stale_tasks = 0;
     memimg__free(&img);
     /* Its own: read as usual. */
     put(t.task, t.r.L->task.id, t.regs.fs_base);
@@ -365,6 +377,8 @@ TEST(task_of_another_thread)
     CHECK(rts__view(&t.r, &t.regs, &img, &v));
     CHECK(!v.task_stale);
     CHECK_EQ_INT(v.suspended_tso, t.tso);
+    CHECK(rts__check_task(&t.r, &t.regs, &img, &v));
+    CHECK(t.r.task_checked);
     memimg__free(&img);
     free(t.mem);
 }
