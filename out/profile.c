@@ -68,6 +68,9 @@ void profile__free(struct profile *p)
         for (size_t i = 0; i < p->nframes; i++)
             frame_sym__free(&p->syms[i]);
     free(p->syms);
+    for (size_t i = 0; i < p->nsaved; i++)
+        frame_sym__free(&p->saved[i]);
+    free(p->saved);
     for (size_t i = 0; i < p->nobjects; i++)
         free(p->objects[i].path);
     free(p->objects);
@@ -447,6 +450,26 @@ int profile__symbolize_new(struct profile *p, struct modset *ms)
 int profile__symbolize(struct profile *p, struct modset *ms)
 {
     return profile__symbolize_new(p, ms);
+}
+
+size_t profile__keep_saved(struct profile *p, const struct modset *ms)
+{
+    size_t kept = 0;
+    if (p->nsaved != p->nframes || p->nnamed != p->nframes)
+        return 0;
+    for (size_t i = 0; i < p->nframes; i++) {
+        const struct raw_frame *f = &p->frames[i];
+        uint64_t addr;
+        bool missing = symbolize__code_addr(f, &addr) ? !modset__find(ms, addr)
+                                                      : f->kind == FK_HS_CCS && !ms->main;
+        if (!missing || !p->saved[i].name)
+            continue;
+        frame_sym__free(&p->syms[i]);
+        p->syms[i] = p->saved[i];
+        memset(&p->saved[i], 0, sizeof p->saved[i]);
+        kept++;
+    }
+    return kept;
 }
 
 int profile__keep_modules(struct profile *p, const struct modset *ms)

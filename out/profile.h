@@ -206,6 +206,11 @@ struct profile {
     size_t nnamed, cap_syms;
     struct prof_object *objects; /* those the named frames are in */
     size_t nobjects, cap_objects;
+    /* The names a raw file saved, one per frame (nsaved == nframes), as the
+     * recording machine gave them: hsspy report keeps them for the frames
+     * of files it cannot open or that changed since (profile__keep_saved). */
+    struct frame_sym *saved;
+    size_t nsaved;
 
     uint32_t *ids;      /* all stacks' frame ids, concatenated */
     size_t nids, cap_ids;
@@ -270,6 +275,12 @@ static inline const uint32_t *profile__stack_ids(const struct profile *p, uint32
     *n = p->stacks[stack].len;
     return p->ids + p->stacks[stack].off;
 }
+
+/* After profile__symbolize from files: a frame whose address no module of
+ * ms covers (its file missing or changed), or a cost centre when the
+ * executable is missing, takes the name the recording saved, if any.
+ * Returns how many frames did. */
+size_t profile__keep_saved(struct profile *p, const struct modset *ms);
 
 /* The display name of a frame ("[unknown]" before symbolization). */
 const char *profile__frame_name(const struct profile *p, uint32_t frame);

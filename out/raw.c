@@ -17,6 +17,7 @@ enum section {
     SEC_FRAMES = 4,
     SEC_STACKS = 5,
     SEC_SAMPLES = 6,
+    SEC_NAMES = 7, /* added later: the frames' names (readers before skip it) */
 };
 
 /* ------------------------------------------------------------------------
@@ -117,11 +118,40 @@ static bool write_samples(const struct profile *p, FILE *f)
     return ok;
 }
 
+/* The frames' names as this machine gave them, for a report made where the
+ * files are not (a container's, another machine's): those of a profile
+ * named from its files, else those a raw file it was read from saved. */
+static const struct frame_sym *names_to_save(const struct profile *p)
+{
+    if (p->nframes == 0)
+        return NULL;
+    if (p->syms && p->nnamed == p->nframes)
+        return p->syms;
+    return p->nsaved == p->nframes ? p->saved : NULL;
+}
+
+static void put_names(struct buf *s, const struct frame_sym *names, size_t n)
+{
+    put_u32(s, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        const struct frame_sym *fs = &names[i];
+        put_str(s, fs->name);
+        put_str(s, fs->symbol);
+        put_str(s, fs->unit);
+        put_str(s, fs->object);
+        put_str(s, fs->file);
+        put_str(s, fs->span);
+        put_u32(s, (uint32_t)fs->line);
+        put_u8(s, fs->lang);
+    }
+}
+
 static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
 {
     struct buf s = {0};
     bool bad = false;
-    uint32_t version = RAW_VERSION, nsec = 6;
+    const struct frame_sym *names = names_to_save(p);
+    uint32_t version = RAW_VERSION, nsec = names ? 7 : 6;
     (void)o;
 
     bad |= fwrite("HSSPYRAW", 8, 1, f) != 1 || fwrite(&version, 4, 1, f) != 1 ||
@@ -215,6 +245,11 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     }
     section(f, &bad, SEC_FRAMES, &s);
 
+    if (names) {
+        put_names(&s, names, p->nframes);
+        section(f, &bad, SEC_NAMES, &s);
+    }
+
     put_u32(&s, (uint32_t)p->nstacks);
     for (size_t i = 0; i < p->nstacks; i++) {
         uint32_t n;
@@ -230,9 +265,8 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
 
 const struct writer writer_raw = {
     .name = "raw",
-    .help = "hsspy's own recording: addresses, not names (read with hsspy report FILE)",
+    .help = "hsspy's own recording: addresses, and names for elsewhere (read with hsspy report FILE)",
     .text = false,
-    .addresses = true,
     .write = write_raw,
 };
 
@@ -530,6 +564,49 @@ static void read_threads(struct cur *c, struct profile *p)
     }
 }
 
+/* An optional string: NULL for an empty one. */
+static char *get_name_part(struct cur *c, const char *what)
+{
+    char *v = get_strdup(c, what);
+    if (v && !v[0]) {
+        free(v);
+        v = NULL;
+    }
+    return v;
+}
+
+static void read_names(struct cur *c, struct profile *p)
+{
+    uint32_t n = get_count(c, 6 * 4 + 4 + 1, "frame names");
+    if (c->bad)
+        return;
+    if (n != p->nframes) {
+        failf(c, "corrupt: %u frame names for %zu frames", n, p->nframes);
+        return;
+    }
+    p->saved = calloc(n ? n : 1, sizeof *p->saved);
+    if (!p->saved) {
+        failf(c, "out of memory");
+        return;
+    }
+    p->nsaved = n; /* counted now: profile__free frees what follows */
+    for (uint32_t i = 0; i < n && !c->bad; i++) {
+        struct frame_sym *fs = &p->saved[i];
+        fs->name = get_name_part(c, "a frame name");
+        fs->symbol = get_name_part(c, "a frame name");
+        fs->unit = get_name_part(c, "a frame name");
+        fs->object = get_name_part(c, "a frame name");
+        fs->file = get_name_part(c, "a frame name");
+        fs->span = get_name_part(c, "a frame name");
+        fs->line = (int)get_u32(c, "a frame name");
+        fs->lang = get_u8(c, "a frame name");
+        if (fs->lang > LANG_NONE)
+            failf(c, "corrupt: frame name %u has language %u", i, fs->lang);
+        else if (!c->bad && !fs->name)
+            failf(c, "corrupt: frame name %u is empty", i);
+    }
+}
+
 static void read_frames(struct cur *c, struct profile *p)
 {
     uint32_t n = get_count(c, 16, "frames");
@@ -738,6 +815,12 @@ static void parse(struct src *src, struct profile *p, char *err, size_t errlen, 
         case SEC_THREADS: read_threads(&sc, p); break;
         case SEC_FRAMES: read_frames(&sc, p); break;
         case SEC_STACKS: read_stacks(&sc, p, tmp); break;
+        case SEC_NAMES:
+            if (!seen[SEC_FRAMES] || p->saved)
+                failf(c, "corrupt: section %u out of order", type);
+            else
+                read_names(&sc, p);
+            break;
         default: break; /* a later version's section */
         }
         c->bad |= sc.bad;

@@ -38,7 +38,6 @@ struct writer {
     const char *name;
     const char *help;
     bool text; /* may go to a terminal */
-    bool addresses; /* writes frames as addresses: needs no names (raw) */
     int (*write)(const struct profile *p, const struct out_opts *o, FILE *f);
 };
 

@@ -469,7 +469,8 @@ static void report_usage(FILE *f)
                "\n"
                "Read a recording saved with `hsspy record -f raw -o FILE`, name its frames\n"
                "from the files on this machine (those whose build-id still matches the\n"
-               "recording's), and write it in any format.\n"
+               "recording's; the frames of a file not there or changed keep the names\n"
+               "the recording saved), and write it in any format.\n"
                "\n"
                "  -f, --format FORMAT   output format (default report):\n");
     formats_usage(f);

@@ -1219,10 +1219,11 @@ int record__run(const struct record_opts *o)
             log__info("pid %d exited", (int)pid);
         goto verdict;
     }
-    /* Names are looked up in the files, with their debug information: not
-     * for a raw file, which keeps addresses (hsspy report names them). */
-    if (!w->addresses)
-        profile__symbolize(&r.p, &r.ms);
+    /* Names are looked up in the files, with their debug information, while
+     * the target's files can still be reached (a container's, through
+     * /proc/PID/root): a raw file keeps addresses, but saves these names
+     * for a report made where those files are not. */
+    profile__symbolize(&r.p, &r.ms);
     if (r.rts.ghc)
         profile__name_roles(&r.p);
     if (profile__keep_modules(&r.p, &r.ms) < 0)

@@ -15,6 +15,43 @@
 #include "sampler/output.h"
 #include "symbolizer/modset.h"
 
+/* Say which of the recording's files could not be used (not on this
+ * machine: a container's, another machine's; or changed since), and
+ * whether their frames keep the names the recording saved. */
+static void tell_unopened(const struct profile *p, const struct modset *ms, size_t changed,
+                          size_t kept)
+{
+    char list[512] = "";
+    size_t n = 0, len = 0;
+
+    for (size_t i = 0; i < p->nmodules; i++) {
+        const struct prof_module *pm = &p->modules[i];
+        const struct module *m = modset__find(ms, pm->lo);
+        if (pm->blob || !pm->path || (m && m->lo == pm->lo))
+            continue;
+        if (n < 4 && len < sizeof list) {
+            const char *base = strrchr(pm->path, '/') ? strrchr(pm->path, '/') + 1 : pm->path;
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", n ? ", " : "", base);
+        }
+        n++;
+    }
+    if (!n)
+        return;
+    if (n > 4 && len < sizeof list)
+        snprintf(list + len, sizeof list - len, " and %zu more", n - 4);
+    if (p->nsaved == p->nframes && p->nframes)
+        log__info("%zu of the recording's files are not on this machine or changed since "
+                  "(%s): %zu frames keep the names the recording saved",
+                  n, list, kept);
+    else
+        log__warn("%zu of the recording's files %s (%s): their frames are left unnamed "
+                  "(a recording by this hsspy saves the names)",
+                  n, changed == n ? "changed since the recording (their build-id differs)"
+                  : changed ? "are not on this machine or changed since the recording"
+                            : "are not on this machine",
+                  list);
+}
+
 int replay__run(const struct replay_opts *o)
 {
     const struct writer *w = writer__find(o->format);
@@ -51,14 +88,11 @@ int replay__run(const struct replay_opts *o)
         log__error("out of memory");
         goto done;
     }
-    if (changed)
-        log__warn("%zu file(s) changed since the recording (their build-id differs): their "
-                  "frames are left unnamed",
-                  changed);
     if (profile__symbolize(&p, &ms) < 0) {
         log__error("out of memory naming the frames");
         goto done_ms;
     }
+    tell_unopened(&p, &ms, changed, profile__keep_saved(&p, &ms));
     if (!(out = output__open(o->output, w)))
         goto done_ms;
     if (w->write(&p, &(struct out_opts){.threads = o->threads, .idle = o->idle, .sort = o->sort},

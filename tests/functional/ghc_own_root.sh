@@ -3,7 +3,10 @@
 # which on the host is another libc. hsspy must use the chroot's libc, and
 # find that libc's separate debug file (libc6-dbg) under the chroot too:
 # then every libc frame of a dump is named, with source lines, where the
-# host's libc, read by mistake, would give other names or none.
+# host's libc, read by mistake, would give other names or none. A raw
+# recording of it, reported on the host after it has exited (its files no
+# longer reachable, its executable not on the host at all), keeps the names
+# the recording gave: Haskell frames, and libc's with their source lines.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -18,7 +21,10 @@ own_root() { # SUITE CASE-PREFIX
     hs_start "$suite" /dev/null /dev/null "$prog" 3 && sleep 0.5 ||
         { fail "$c-setup" "fibffi did not start"; return; }
     "$HSSPY" dump -q -p "$HS_PID" >"$T/dump" 2>"$T/dump.err"
+    "$HSSPY" record -q -F 299 -d 1 -f raw -o "$T/rec.raw" -p "$HS_PID" 2>"$T/rec.err"
+    local rc=$?
     kill "$HS_PID" 2>/dev/null
+    wait "$HS_PID" 2>/dev/null
     grep -E ' \[libc\.so\.6\]' "$T/dump" >"$T/libc" || true
     local n unnamed lines
     n=$(wc -l <"$T/libc")
@@ -30,6 +36,26 @@ own_root() { # SUITE CASE-PREFIX
         test "$unnamed" -eq 0
     check "$c-libc-debug-lines" "only $lines of $n libc frames have source lines from the chroot's libc6-dbg" \
         test "$lines" -eq "$n"
+
+    check_status "$c-raw-record" $rc "$T/rec.err"
+    [ $rc -eq 0 ] || return
+    "$HSSPY" report -f folded --idle -o "$T/raw.folded" "$T/rec.raw" 2>"$T/report.err"
+    check_status "$c-raw-report" $? "$T/report.err"
+    check "$c-raw-names-kept" "no word that the recording's names were kept: $(cat "$T/report.err")" \
+        grep -Eq "files are not on this machine or changed since \(${prog##*/}, .*\): [0-9]+ frames keep the names the recording saved" "$T/report.err"
+    check "$c-raw-haskell" "no [haskell] sample in Main.fib from the raw file: $(sort -t' ' -k2 -rn "$T/raw.folded" | head -n 2 | tr '\n' '|')" \
+        has_line "$T/raw.folded" '^\[haskell\];.*Main\.(\$w)?fib'
+    check "$c-raw-unsafe-ffi" "no fibffi_spin under Main.* from the raw file" \
+        has_line "$T/raw.folded" '^\[unsafe-ffi\];.*;Main\.[^;]*;fibffi_spin [0-9]+$'
+    "$HSSPY" report -q -f dump -o "$T/raw.dump" "$T/rec.raw" 2>/dev/null
+    grep -E ' \[libc\.so\.6\]' "$T/raw.dump" >"$T/raw.libc" || true
+    n=$(wc -l <"$T/raw.libc")
+    unnamed=$(grep -c ' libc\.so\.6+0x' "$T/raw.libc")
+    lines=$(grep -Ec '\[libc\.so\.6\]  [^ ]+\.[cS]:[0-9]+$' "$T/raw.libc")
+    check "$c-raw-libc-named" "$unnamed of $n libc frames of the raw file unnamed or none at all" \
+        test "$n" -ge 5 -a "$unnamed" -eq 0
+    check "$c-raw-libc-lines" "only $lines of $n libc frames of the raw file have source lines" \
+        test "$n" -ge 5 -a "$lines" -eq "$n"
 }
 
 ghc_targets

@@ -1,6 +1,7 @@
 # raw - record once to a raw file, report it later in every format; a file
-# that changed since the recording is left unnamed, not misnamed; a damaged
-# raw file is one clear error; the live progress line shows on a terminal.
+# that changed since the recording, or is gone, is not read for names (not
+# misnamed): its frames keep the names the recording saved; a damaged raw
+# file is one clear error; the live progress line shows on a terminal.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -23,20 +24,31 @@ check "report-header" "the report lost the recording's header" \
 check "report-threads" "the report lost --threads" \
     sh -c "'$HSSPY' report -q -f folded --threads '$T/rec.raw' | grep -q '^tid [0-9]* (chains-worker);'"
 
-# The binary is rebuilt (another build-id at the same path): its frames are
-# left unnamed, with a warning, rather than named from the wrong file.
-# (A new file renamed over the old one: the recorded chains may still be
-# running, launched for 1.5 s and recorded for 1, and a running executable
-# cannot be written to.)
+# The binary is rebuilt (another build-id at the same path): it is not read
+# for names, which would name its frames from the wrong file (symtest_pie's
+# functions); they keep the names the recording saved, and the report says
+# so. (A new file renamed over the old one: the recorded chains may still
+# be running, launched for 1.5 s and recorded for 1, and a running
+# executable cannot be written to.)
 cp "$W/symtest_pie" "$T/chains.new" && mv -f "$T/chains.new" "$T/chains"
 "$HSSPY" report -f folded -o "$T/changed.folded" "$T/rec.raw" 2>"$T/changed.err"
 check_status "report-changed" $? "$T/changed.err"
-check "changed-warned" "no warning about the changed file: $(cat "$T/changed.err")" \
-    grep -q "changed since the recording" "$T/changed.err"
-check "changed-unnamed" "frames of the changed file were named anyway" \
-    test "$(grep -c ';outer;middle;leaf' "$T/changed.folded")" -eq 0
+check "changed-said" "no word about the changed file: $(cat "$T/changed.err")" \
+    grep -Eq "1 of the recording's files are not on this machine or changed since \(chains\): [0-9]+ frames keep the names the recording saved" "$T/changed.err"
+check "changed-names-kept" "the changed file's frames lost their recorded names: $(head -n 3 "$T/changed.folded" | tr '\n' '|')" \
+    has_line "$T/changed.folded" '(^|;)main;outer;middle;leaf [0-9]+$'
+check "changed-not-misnamed" "frames named from the new file: $(grep -o 'sym_[a-z_]*' "$T/changed.folded" | sort -u | head -n 3 | tr '\n' ' ')" \
+    lacks_line "$T/changed.folded" 'symtest|sym_'
 check "libc-still-named" "unchanged libraries lost their names too" \
     has_line "$T/changed.folded" '(__libc_start_main|start_thread)'
+# The binary is gone (a recording reported on another machine): the same.
+rm -f "$T/chains"
+"$HSSPY" report -f folded -o "$T/gone.folded" "$T/rec.raw" 2>"$T/gone.err"
+check_status "report-gone" $? "$T/gone.err"
+check "gone-names-kept" "the missing file's frames lost their recorded names: $(cat "$T/gone.err")" \
+    has_line "$T/gone.folded" '(^|;)main;outer;middle;leaf [0-9]+$'
+"$HSSPY" report -q -f folded -o /dev/null "$T/rec.raw" 2>"$T/gone-q.err"
+check "gone-quiet" "-q still says it: $(cat "$T/gone-q.err")" test ! -s "$T/gone-q.err"
 
 # Damaged files: one line, status 1.
 head -c 100 "$T/rec.raw" >"$T/short.raw"

@@ -81,6 +81,41 @@ static void build(struct profile *p)
                                             .state = 'R', .cap = (int16_t)(i & 1), .role = ROLE_CAP});
 }
 
+/* Names for every frame, as record gives them before writing a raw file:
+ * the frame's index in its name, some parts left out. */
+static void name_frames(struct profile *p)
+{
+    p->syms = calloc(p->nframes, sizeof *p->syms);
+    p->frame_object = calloc(p->nframes, sizeof *p->frame_object);
+    p->cap_syms = p->nnamed = p->nframes;
+    for (size_t i = 0; i < p->nframes; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "Main.f%zu", i);
+        p->syms[i].name = strdup(name);
+        p->syms[i].object = strdup("prog");
+        p->syms[i].lang = i & 1 ? LANG_HASKELL : LANG_C;
+        if (i == 1) {
+            p->syms[i].symbol = strdup("Main_f1_info");
+            p->syms[i].unit = strdup("main");
+            p->syms[i].file = strdup("Main.hs");
+            p->syms[i].line = 42;
+            p->syms[i].span = strdup("42:3-9");
+        }
+    }
+}
+
+static bool same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_names(const struct frame_sym *a, const struct frame_sym *b)
+{
+    return same(a->name, b->name) && same(a->symbol, b->symbol) && same(a->unit, b->unit) &&
+           same(a->object, b->object) && same(a->file, b->file) && same(a->span, b->span) &&
+           a->line == b->line && a->lang == b->lang;
+}
+
 static uint8_t *serialize(const struct profile *p, size_t *len)
 {
     char *buf = NULL;
@@ -188,9 +223,99 @@ TEST(round_trip)
     CHECK_EQ_INT(b.frames[ids[0]].addr, 0x572400);
     CHECK_EQ_INT(b.frames[ids[1]].kind, FK_HS_CCS);
     CHECK_EQ_INT(b.frames[ids[1]].addr, 0x5724c0);
+    CHECK_EQ_INT(b.nsaved, 0); /* a profile not named saves no names */
     free(buf);
     profile__free(&a);
     profile__free(&b);
+}
+
+/* The names record gave the frames travel in the file. hsspy report keeps
+ * them for frames whose files it could not open (here: none), not for
+ * frames with a fixed name, and a raw file written from the report (or
+ * from a file read, unnamed) saves them again. */
+TEST(saved_names)
+{
+    struct profile a, b, c, d;
+    struct modset none;
+    char err[200];
+    size_t len, len2, changed;
+    build(&a);
+    name_frames(&a);
+    uint8_t *buf = serialize(&a, &len);
+    if (raw__parse(buf, len, &b, err, sizeof err) < 0)
+        UNIT_FAIL("parse: %s", err);
+    CHECK_EQ_INT(b.nsaved, a.nframes);
+    for (size_t i = 0; i < a.nframes; i++)
+        CHECK(same_names(&b.saved[i], &a.syms[i]));
+    CHECK(b.saved[2].file == NULL && b.saved[2].line == 0);
+
+    /* Written again from the file as read (raw_resize does): still saved. */
+    uint8_t *buf2 = serialize(&b, &len2);
+    if (raw__parse(buf2, len2, &d, err, sizeof err) < 0)
+        UNIT_FAIL("parse again: %s", err);
+    CHECK_EQ_INT(d.nsaved, a.nframes);
+    CHECK(same_names(&d.saved[1], &a.syms[1]));
+    free(buf2);
+    profile__free(&d);
+
+    CHECK_EQ_INT(modset__init_saved(&none, NULL, 0, &changed), 0);
+    CHECK_EQ_INT(profile__symbolize(&b, &none), 0);
+    size_t kept = profile__keep_saved(&b, &none), fixed = 0;
+    for (size_t i = 0; i < a.nframes; i++) {
+        uint64_t addr;
+        if (symbolize__code_addr(&a.frames[i], &addr) || a.frames[i].kind == FK_HS_CCS) {
+            CHECK(same_names(&b.syms[i], &a.syms[i]));
+        } else {
+            CHECK(strcmp(b.syms[i].name, a.syms[i].name) != 0); /* [invalid] and the like */
+            fixed++;
+        }
+    }
+    CHECK_EQ_INT(kept, a.nframes - fixed);
+    CHECK(fixed >= 2);
+    buf2 = serialize(&b, &len2);
+    if (raw__parse(buf2, len2, &c, err, sizeof err) < 0)
+        UNIT_FAIL("parse the report's raw file: %s", err);
+    CHECK_EQ_INT(c.nsaved, a.nframes);
+    CHECK(same_names(&c.saved[1], &a.syms[1]));
+    modset__free(&none);
+    free(buf2);
+    free(buf);
+    profile__free(&a);
+    profile__free(&b);
+    profile__free(&c);
+}
+
+/* A names section that does not match the frames is refused. */
+TEST(saved_names_mismatch)
+{
+    struct profile a, b;
+    char err[200];
+    size_t len;
+    build(&a);
+    name_frames(&a);
+    uint8_t *buf = serialize(&a, &len);
+    /* Find the names section (type 7) and make its count one short. */
+    size_t at = 16;
+    bool found = false;
+    while (at + 12 <= len) {
+        uint32_t type, n;
+        uint64_t size;
+        memcpy(&type, buf + at, 4);
+        memcpy(&size, buf + at + 4, 8);
+        if (type == 7) {
+            memcpy(&n, buf + at + 12, 4);
+            n--;
+            memcpy(buf + at + 12, &n, 4);
+            found = true;
+            break;
+        }
+        at += 12 + size;
+    }
+    CHECK(found);
+    CHECK(raw__parse(buf, len, &b, err, sizeof err) < 0);
+    CHECK(strstr(err, "frame names for"));
+    free(buf);
+    profile__free(&a);
 }
 
 /* A file from an earlier hsspy, whose header section ends before the
@@ -324,6 +449,7 @@ TEST(fuzz_never_crashes)
     size_t len;
     int accepted = 0, rejected = 0;
     build(&a);
+    name_frames(&a);
     uint8_t *good = serialize(&a, &len);
     for (int iter = 0; iter < 100000; iter++) {
         size_t n = len;
