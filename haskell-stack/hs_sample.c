@@ -14,10 +14,20 @@
  *   holds its cap        in_haskell: haskell (pc in Haskell code) or
  *                        unsafe-ffi (pc in C); otherwise rts, or idle when
  *                        the scheduler waits for events (non-threaded RTS);
- *   suspended TSO        safe-ffi, or idle for the IO/timer manager's wait;
+ *   suspended TSO        safe-ffi, or idle for the IO/timer manager's wait
+ *                        (first, outside suspendThread and resumeThread:
+ *                        the non-threaded RTS keeps its one capability);
+ *   a callback waiting   safe-ffi (still in the call it is nested in);
+ *     for a capability
  *   otherwise            idle (a worker waiting for work or a capability);
  * and rts, whatever else, in one of the runtime's signal handlers (but the
  * collector's).
+ *
+ * A callback (C code called from Haskell through a safe call, calling
+ * Haskell again on the same OS thread) joins each call's stacks: its own
+ * Haskell frames, the C frames between the scheduler and the Haskell code
+ * that made the call it is nested in, that code's Haskell frames, and so
+ * on (outer_calls).
  */
 #include "haskell-stack/hs_sample.h"
 
@@ -155,6 +165,74 @@ static void saved_sp_frames(struct rts *r, struct unwinder *uw, const struct mem
     }
 }
 
+/* Did the Haskell side just appended (from frame `from`) reach the bottom of
+ * its stack, with nothing missing? */
+static bool walked_to_bottom(const struct raw_frame *out, int from, const struct hs_sample *res)
+{
+    return res->err == WE_NONE && res->n > from && out[res->n - 1].kind != FK_TRUNCATED &&
+           out[res->n - 1].kind != FK_INVALID;
+}
+
+/* A callback's sample (C code called from Haskell through a safe call,
+ * calling Haskell again: see rts__outer): below the Haskell frames of the
+ * inner call, which end at the bottom of its own TSO's stack, the C frames
+ * between its way in from the scheduler and the Haskell code that made
+ * the outer call (found under StgRun's frame, where rsp was in the inner
+ * call's Haskell code), then that code's Haskell frames from the TSO it
+ * left; and so on for each call it is nested in. in: the inner call's
+ * view; its Haskell frames begin at frame `from` (nothing is added unless
+ * they reached the bottom of its stack). A step that cannot be made (a
+ * word not captured, a frame that is not the scheduler's where StgRun
+ * returns) ends the stack there, as it ended before. (Not for --stack ccs:
+ * a cost-centre stack is a thread's own.) */
+static void outer_calls(struct rts *r, struct unwinder *uw, const struct thread_capture *tc,
+                        const struct memimg *img, const struct rts_view *in, int from,
+                        uint64_t rsp, struct raw_frame *out, int max, struct hs_sample *res)
+{
+    struct rts_view inner = *in, outer;
+    for (int depth = 0; depth < RTS_OUTER_CALLS && !r->ccs; depth++) {
+        struct unwind_result below;
+        if (!walked_to_bottom(out, from, res))
+            return;
+        from = res->n;
+        if (from >= max - 2 || !rts__outer(r, img, &inner, &outer) ||
+            !unwind__below_stg(uw, &tc->regs, rsp, img, out + from, max - from, &below))
+            return;
+        if (below.stack_used > res->ur.stack_used)
+            res->ur.stack_used = below.stack_used;
+        res->ur.live_reads += below.live_reads;
+        /* (Words read from the running thread are of another moment: the
+         * frames written are dropped.) */
+        if (below.n < 1 || !frame_in(&out[from], &r->sched) || !below.reached_haskell ||
+            below.error || below.truncated || below.live_reads)
+            return;
+        res->n = from + below.n;
+        from = res->n;
+        saved_sp_frames(r, uw, img, &outer, below.hs_pc, false, out, max, res);
+        rsp = below.hs_rsp;
+        inner = outer;
+    }
+}
+
+/* The C unwind of a callback's thread before its Haskell code runs (the
+ * runtime taking a capability for it, making its TSO, scheduling it) ends
+ * in the Haskell code that made the outer call, below the scheduler: its
+ * Haskell frames, from the TSO that call left, and the calls around that.
+ * False if the thread is in no callback. */
+static bool outer_call_below(struct rts *r, struct unwinder *uw, const struct thread_capture *tc,
+                             const struct memimg *img, const struct rts_view *v,
+                             const struct unwind_result *ur, struct raw_frame *out, int max,
+                             struct hs_sample *res)
+{
+    struct rts_view outer;
+    if (r->ccs || !ur->reached_haskell || !rts__outer(r, img, v, &outer))
+        return false;
+    int from = res->n;
+    saved_sp_frames(r, uw, img, &outer, ur->hs_pc, false, out, max, res);
+    outer_calls(r, uw, tc, img, &outer, from, ur->hs_rsp, out, max, res);
+    return true;
+}
+
 /* A thread ending (its start routine returned, glibc freeing its stack),
  * or the whole program (the runtime's exit called exit, which runs the C
  * library's handlers; tail calls leave no frame of the runtime above
@@ -274,9 +352,16 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
     if (any_frame_in(out, ur.n, &r->gc)) {
         res->tag = TAG_GC;
         res->role = v.holds_cap ? ROLE_CAP : ROLE_IDLE_WORKER;
+        if (any_frame_in(out, ur.n, &r->sched)) /* (collecting in a callback) */
+            outer_call_below(r, uw, tc, img, &v, &ur, out, max, res);
         return;
     }
-    if (v.holds_cap || hs_then) {
+    /* A safe call: a suspended TSO, outside the runtime's way out and back
+     * in. The non-threaded runtime never lets go of its one capability, so
+     * its Task still holds it then. */
+    bool safe_call_out =
+        v.suspended_tso && !v.in_haskell && !any_frame_in(out, ur.n, &r->rts_calls);
+    if (hs_then || (v.holds_cap && !safe_call_out)) {
         res->role = ROLE_CAP;
         if (!hs_then && (!v.in_haskell || any_frame_in(out, ur.n, &r->sched))) {
             res->tag = any_frame_in(out, ur.n, &r->waiting) ? TAG_IDLE : TAG_RTS;
@@ -288,8 +373,16 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
              * register of its own and the call's rbp may be stale (a
              * collection during the call may have moved the chunk): no
              * Haskell stack pointer then. */
-            if (ur.reached_haskell && any_frame_in(out, ur.n, &r->rts_calls))
+            if (ur.reached_haskell && any_frame_in(out, ur.n, &r->rts_calls)) {
+                int from = res->n;
                 saved_sp_frames(r, uw, img, &v, ur.hs_pc, false, out, max, res);
+                outer_calls(r, uw, tc, img, &v, from, ur.hs_rsp, out, max, res);
+            } else {
+                /* Haskell code below the runtime's C code here is a
+                 * callback's caller's: the runtime making the callback's
+                 * TSO, scheduling it (below it the call it is in). */
+                outer_call_below(r, uw, tc, img, &v, &ur, out, max, res);
+            }
             return;
         }
         if (!ur.reached_haskell) {
@@ -322,12 +415,14 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
          * rbp from there. */
         uint64_t sp = safe_call ? 0 : find_sp(r, uw, img, &ur, v.stack);
         bool cmm_leaf = ur.hs_is_leaf && code_ranges__has(&r->cmm, ur.hs_pc);
+        int from = res->n;
         if (safe_call ||
             ((cmm_call || cmm_leaf) && v.saved_sp && (sp < v.stack || sp >= v.stack_end)))
             saved_sp_frames(r, uw, img, &v, ur.hs_pc, cmm_leaf, out, max, res);
         else
             haskell_frames(r, uw, img, ur.hs_pc, ur.hs_is_leaf, sp, v.stack, STG_SCAN_TOP, out,
                            max, res);
+        outer_calls(r, uw, tc, img, &v, from, ur.hs_rsp, out, max, res);
         return;
     }
     if (v.suspended_tso) {
@@ -344,8 +439,18 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
             if (res->err == WE_NONE)
                 res->err = ur.error ? WE_C_UNWIND : WE_NO_SP;
         } else {
+            int from = res->n;
             saved_sp_frames(r, uw, img, &v, ur.hs_pc, false, out, max, res);
+            outer_calls(r, uw, tc, img, &v, from, ur.hs_rsp, out, max, res);
         }
+        return;
+    }
+    /* Neither holding a capability nor in a safe call: an idle worker; or a
+     * callback waiting for a capability for its Haskell code (rts_lock),
+     * its C stack down to the Haskell code that made the call it is in. */
+    if (outer_call_below(r, uw, tc, img, &v, &ur, out, max, res)) {
+        res->role = ROLE_SAFE_FFI;
+        res->tag = TAG_SAFE_FFI;
         return;
     }
     res->role = ROLE_IDLE_WORKER;

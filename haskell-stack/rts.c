@@ -438,8 +438,18 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
         log__error("out of memory reading the symbols of %s", m->path);
         return -ENOMEM;
     }
-    if (sc.have[S_StgReturn])
+    if (sc.have[S_StgReturn]) {
+        uint8_t code[16];
         r->stg_return = sc.found[S_StgReturn].st_value + (uint64_t)m->bias;
+        /* mov %rbx,%rax; add $RESERVED_C_STACK_BYTES,%rsp; ... */
+        for (size_t i = 0; module__read(m, r->stg_return, code, sizeof code) == 0 && i + 7 <= sizeof code;
+             i++)
+            if (code[i] == 0x48 && code[i + 1] == 0x81 && code[i + 2] == 0xc4) {
+                r->c_reserved = (uint32_t)code[i + 3] | (uint32_t)code[i + 4] << 8 |
+                                (uint32_t)code[i + 5] << 16 | (uint32_t)code[i + 6] << 24;
+                break;
+            }
+    }
     if (sc.have[S_StgRun])
         r->stg_run = sc.found[S_StgRun].st_value + (uint64_t)m->bias;
     sort_ranges(&r->gc);
@@ -757,6 +767,33 @@ static uint64_t tso_in_registers(const struct rts *r, const struct user_regs_str
     return 0;
 }
 
+/* The C stack copied for a thread in a callback from where StgRun's frame is
+ * when its Haskell code runs: room for that frame and the C frames down to
+ * the Haskell code that called out. */
+#define CALLBACK_C_STACK 8192
+
+/* The InCalls a callback left (see rts__outer), and the stacks of their
+ * suspended TSOs: nothing to read but one field of the InCall already
+ * copied, unless calls nest. How many there are. */
+static int grab_outer_calls(const struct rts *r, pid_t pid, struct memimg *img, uint64_t incall)
+{
+    const struct rts_layout *L = r->L;
+    uint64_t prev, tso;
+    int n = 0;
+    if (!rts_layout__has(L->incall.prev_stack))
+        return 0;
+    for (; n < RTS_OUTER_CALLS && incall; n++) {
+        if (!rts__field(img, incall, L->incall.prev_stack, &prev) || !prev || prev == incall ||
+            !rts__grab(pid, img, prev, (size_t)L->incall.struct_size))
+            return n;
+        if (rts__field(img, prev, L->incall.suspended_tso, &tso) && tso &&
+            !rts__threaded(tso, r->stg_TSO_info))
+            rts__grab_stack(r, pid, img, tso);
+        incall = prev;
+    }
+    return n;
+}
+
 void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_struct *regs,
                          struct memimg *img)
 {
@@ -769,8 +806,18 @@ void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_
         return;
     rts__field(img, task, L->task.incall, &incall);
     rts__field(img, task, L->task.cap, &cap);
-    if (incall)
-        rts__grab(pid, img, incall, (size_t)L->incall.struct_size);
+    if (incall && rts__grab(pid, img, incall, (size_t)L->incall.struct_size)) {
+        /* In a callback: the C stack below its Haskell code's (StgRun's
+         * frame, then the scheduler's, the runtime's way in, the C code
+         * that called back, up to the Haskell code of the call it is in),
+         * and so on for each call it is nested in, which the unwind reads
+         * after the thread has resumed. Each level is StgRun's reserve
+         * and some C frames further up the stack. */
+        int outer = grab_outer_calls(r, pid, img, incall);
+        for (int i = 1; i <= outer && r->c_reserved; i++)
+            rts__grab(pid, img, regs->rsp + (uint64_t)i * r->c_reserved,
+                      (size_t)i * CALLBACK_C_STACK);
+    }
     if (cap)
         rts__grab(pid, img, cap, (size_t)L->capability.struct_size);
     /* The whole Capability and TSO are copied: with them the CCCS of a
@@ -812,6 +859,62 @@ bool rts__threaded(uint64_t ptr, uint64_t info)
     return ptr == info || (ptr & 7) == 1 || (ptr & 7) == 2;
 }
 
+/* The rest of v for a thread in a safe call, from v->suspended_tso: the
+ * TSO it left, that TSO's chunk and saved sp, its CCCS. */
+static void suspended_view(const struct rts *r, const struct memimg *img, struct rts_view *v)
+{
+    const struct rts_layout *L = r->L;
+    uint64_t x;
+
+    /* A compacting collection (+RTS -c, or -M near its limit) threads
+     * every pointer to an object it moves into a chain that starts at
+     * the object's header: while it runs, the pointer to a suspended
+     * TSO may lead anywhere, and nothing leads back to the TSO. (Its
+     * header alone says nothing: a copying collection leaves a
+     * forwarding pointer there, and the fields as they were.) */
+    if (rts__threaded(v->suspended_tso, r->stg_TSO_info)) {
+        v->tso_moving = true;
+        v->cccs_missing = r->profiled;
+        return;
+    }
+    v->tso = v->suspended_tso;
+    v->tso_in_gc =
+        memimg__read_u64(img, v->tso + (uint64_t)(int64_t)L->header.info.off, &x) == 0 &&
+        x != r->stg_TSO_info;
+    /* Its CCCS was saved in its TSO. */
+    if (r->profiled)
+        v->cccs_missing = !rts__field(img, v->tso, L->tso.prof_cccs, &v->cccs);
+    if (rts__field(img, v->tso, L->tso.stackobj, &x) && rts__threaded(x, r->stg_STACK_info)) {
+        v->tso_moving = true; /* (the TSO not yet, its chunk already) */
+        v->tso = 0;
+        return;
+    }
+    if (v->tso && rts__field(img, v->tso, L->tso.stackobj, &v->stack)) {
+        rts__field(img, v->stack, L->stack.sp, &v->saved_sp);
+        if (rts__field(img, v->stack, L->stack.stack_size, &x))
+            v->stack_end = v->stack + (uint64_t)L->stack.stack.off + 8 * x;
+    }
+}
+
+bool rts__outer(const struct rts *r, const struct memimg *img, const struct rts_view *in,
+                struct rts_view *out)
+{
+    const struct rts_layout *L = r->L;
+    uint64_t prev;
+
+    memset(out, 0, sizeof *out);
+    out->cap_no = -1;
+    if (!in->incall || !rts_layout__has(L->incall.prev_stack) ||
+        !rts__field(img, in->incall, L->incall.prev_stack, &prev) || !prev || prev == in->incall ||
+        !rts__field(img, prev, L->incall.suspended_tso, &out->suspended_tso) ||
+        !out->suspended_tso)
+        return false;
+    out->task = in->task;
+    out->incall = prev;
+    suspended_view(r, img, out);
+    return true;
+}
+
 bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
                const struct memimg *img, struct rts_view *v)
 {
@@ -848,32 +951,20 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
     if (v->incall && !rts__field(img, v->incall, L->incall.suspended_tso, &v->suspended_tso))
         return false;
     if (v->suspended_tso) {
-        /* A compacting collection (+RTS -c, or -M near its limit) threads
-         * every pointer to an object it moves into a chain that starts at
-         * the object's header: while it runs, the pointer to a suspended
-         * TSO may lead anywhere, and nothing leads back to the TSO. (Its
-         * header alone says nothing: a copying collection leaves a
-         * forwarding pointer there, and the fields as they were.) */
-        if (rts__threaded(v->suspended_tso, r->stg_TSO_info)) {
-            v->tso_moving = true;
-            v->cccs_missing = r->profiled;
-            return true;
-        }
-        v->tso = v->suspended_tso;
-        v->tso_in_gc =
-            memimg__read_u64(img, v->tso + (uint64_t)(int64_t)L->header.info.off, &x) == 0 &&
-            x != r->stg_TSO_info;
-    } else if (v->holds_cap && v->in_haskell &&
+        suspended_view(r, img, v);
+        return true;
+    }
+    if (v->holds_cap && v->in_haskell &&
                memimg__read_u64(img, v->cap + cap_reg(L, L->reg.rCurrentTSO), &x) == 0) {
         v->tso = x;
     } else if (v->holds_cap && !v->in_haskell && code_ranges__has(&r->rts_calls, regs->rip)) {
         v->tso = tso_in_registers(r, regs, img);
         v->resuming = v->tso != 0;
     }
-    bool saved = v->suspended_tso || v->resuming; /* its sp and CCCS are in it */
+    bool saved = v->resuming; /* its sp and CCCS are in it */
     if (r->profiled && v->tso) {
         /* A running thread's CCCS is in its capability's register table
-         * (never in a machine register on x86_64); a suspended one's was
+         * (never in a machine register on x86_64); a resuming one's was
          * saved in its TSO. */
         bool got = saved
                        ? rts__field(img, v->tso, L->tso.prof_cccs, &v->cccs)
@@ -884,12 +975,6 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
     }
     /* A running thread's chunk as its capture found it: from its registers
      * if they say, else from its TSO. */
-    if (v->suspended_tso && rts__field(img, v->tso, L->tso.stackobj, &x) &&
-        rts__threaded(x, r->stg_STACK_info)) {
-        v->tso_moving = true; /* (the TSO not yet, its chunk already) */
-        v->tso = 0;
-        return true;
-    }
     if (v->tso && ((!saved && (v->stack = stack_of_regs(r, regs, img)) != 0) ||
                    rts__field(img, v->tso, L->tso.stackobj, &v->stack))) {
         rts__field(img, v->stack, L->stack.sp, &v->saved_sp);

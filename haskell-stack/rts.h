@@ -66,6 +66,9 @@ struct rts {
     uint64_t stg_TSO_info, stg_STACK_info, stg_underflow_info, stg_stop_info;
     uint64_t stg_return; /* StgReturn, for the C unwind (0: no symbol) */
     uint64_t stg_run;    /* StgRun, likewise */
+    uint32_t c_reserved; /* the C stack StgRun leaves to Haskell code below its
+                          * frame (RESERVED_C_STACK_BYTES, from StgReturn's
+                          * first add to rsp; 0: unknown) */
     /* every Haskell thread is on one generation's thread list (0: unknown) */
     uint64_t generations, oldest_gen, end_tso_queue;
 
@@ -176,6 +179,17 @@ bool rts__threaded(uint64_t ptr, uint64_t info);
  * sample then counts as an RTS-state error). */
 bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
                const struct memimg *img, struct rts_view *v);
+
+/* Calls into Haskell nest: Haskell code calls C through a safe call, and
+ * that C code calls Haskell again (a callback: a foreign export, a
+ * "wrapper" FunPtr), on the same OS thread and Task, through a new InCall
+ * whose prev_stack is the one left in its safe call. The outer call's view
+ * of in (whose InCall is the inner one): false where there is none (or it
+ * is not in a safe call, which an outer one always is). RTS_OUTER_CALLS
+ * are followed at most (captured and walked). */
+#define RTS_OUTER_CALLS 8
+bool rts__outer(const struct rts *r, const struct memimg *img, const struct rts_view *in,
+                struct rts_view *out);
 
 /* After a sample's walk: what rts__guess_stack should expect next time. */
 void rts__saw_stack(struct rts *r, const struct rts_view *v);

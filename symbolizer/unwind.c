@@ -483,6 +483,7 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
             res->hs_pc = ip;
             res->hs_is_leaf = n == 0;
             res->hs_sp = rbp;
+            res->hs_rsp = sp;
             break;
         }
         if (n == max - 1) {
@@ -535,6 +536,7 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
                 /* rbp as this frame had it, unless the routine has used it
                  * since (checked by the caller against the STG stack). */
                 res->hs_sp = frame_rbp;
+                res->hs_rsp = at + 8;
                 res->scanned = true;
                 res->scan_lo = sp;
                 res->scan_hi = at;
@@ -571,4 +573,61 @@ done:
     u->regs = NULL;
     u->img = NULL;
     quiet_signals = false;
+}
+
+/* Words above a Haskell frame's rsp where StgRun's frame may start. */
+#define STG_RSP_SLACK 8
+
+/* Does the return address ra follow a call of StgRun (e8 rel32)? */
+static bool called_stg_run(struct unwinder *u, uint64_t ra)
+{
+    uint8_t call[5];
+    if (ra < 5 || modset__read(u->ms, ra - 5, call, sizeof call) < 0 || call[0] != 0xe8)
+        return false;
+    int32_t rel = (int32_t)((uint32_t)call[1] | (uint32_t)call[2] << 8 | (uint32_t)call[3] << 16 |
+                            (uint32_t)call[4] << 24);
+    return ra + (uint64_t)(int64_t)rel == u->stg_run;
+}
+
+bool unwind__below_stg(struct unwinder *u, const struct user_regs_struct *regs, uint64_t rsp,
+                       const struct memimg *img, struct raw_frame *out, int max,
+                       struct unwind_result *res)
+{
+    struct user_regs_struct in = *regs, caller;
+    uint8_t code[64];
+    bool ok = false;
+    unsigned long live = 0;
+
+    memset(res, 0, sizeof *res);
+    if (!u->stg_return || !u->stg_run || max <= 0 ||
+        modset__read(u->ms, u->stg_return, code, sizeof code) < 0)
+        return false;
+    /* Haskell code keeps rsp where StgRun left it, but for a C call it may
+     * take a word or a few off it (to align it, or for arguments), as the
+     * unwind of that call then says: the frame is the one whose return
+     * address follows a call of StgRun. */
+    for (int k = 0; k < STG_RSP_SLACK && !ok; k++) {
+        in.rip = u->stg_return;
+        in.rsp = rsp + 8 * (uint64_t)k;
+        u->img = img;
+        u->regs = &in;
+        u->stack_hi = in.rsp;
+        u->live_now = 0;
+        ok = unwind__stg_return(code, sizeof code, u->stg_return, &in, read_word, u, &caller) &&
+             called_stg_run(u, caller.rip);
+        live += u->live_now;
+        u->regs = NULL;
+        u->img = NULL;
+    }
+    if (!ok)
+        return false;
+    unwind__stack(u, &caller, false, img, out, max, res);
+    if (res->n > 0 && out[0].kind == FK_PC)
+        out[0].kind = FK_RET; /* (a return address into the scheduler) */
+    res->live_reads += live;
+    /* (the stack it needed, from where the thread's rsp is) */
+    res->stack_used = caller.rsp + res->stack_used > regs->rsp
+                          ? caller.rsp + res->stack_used - regs->rsp
+                          : 0;
+    return true;
 }

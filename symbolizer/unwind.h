@@ -56,6 +56,7 @@ struct unwind_result {
     uint64_t hs_pc;      /* ... at this pc (exact for the leaf, a return address above it) */
     bool hs_is_leaf;     /* the thread was executing Haskell code itself */
     uint64_t hs_sp;      /* rbp there: the STG Sp */
+    uint64_t hs_rsp;     /* rsp there: inside StgRun's frame */
     bool scanned;        /* the Haskell caller was found by a stack scan ... */
     uint64_t scan_lo, scan_hi; /* ... of the words [lo, hi): the routine's frame,
                                 * where it saved the caller's rbp if it uses it */
@@ -112,6 +113,19 @@ bool unwind__stg_return(const uint8_t *code, size_t len, uint64_t base,
 bool unwind__stg_run(const uint8_t *code, size_t len, uint64_t base,
                      const struct user_regs_struct *in, unwind_read_fn read, void *ctx,
                      struct user_regs_struct *out);
+
+/* The C frames under the Haskell code of one call into the STG machine:
+ * where rsp is while that code runs (rsp, StgRun's frame), StgReturn's
+ * epilogue is run from its start (as if the code returned to the
+ * scheduler now) for the scheduler's registers, and the unwind carries on
+ * from there as unwind__stack does, its first frame the return address
+ * into the scheduler (FK_RET). regs gives the registers StgReturn does not
+ * restore (fs_base). In a callback (C called from Haskell calling Haskell
+ * again), the frames reach the Haskell code that made the outer call.
+ * False (nothing written) without a StgReturn to run, or a word unread. */
+bool unwind__below_stg(struct unwinder *u, const struct user_regs_struct *regs, uint64_t rsp,
+                       const struct memimg *img, struct raw_frame *out, int max,
+                       struct unwind_result *res);
 
 /* Is pc GHC-compiled code (a Haskell module and no CFI covers it)? */
 bool unwind__is_haskell_pc(struct unwinder *u, uint64_t pc);

@@ -384,3 +384,75 @@ TEST(task_of_another_thread)
 }
 
 UNIT_MAIN()
+
+/* A callback: the thread runs Haskell code through an InCall whose
+ * prev_stack is the InCall its safe call left, with that call's TSO
+ * suspended. The capture copies the outer InCall and its TSO's stack; the
+ * outer view is that TSO's, with its chunk's saved sp; an outer InCall that
+ * is not in a safe call, or one that is its own, is none. */
+TEST(callback_outer_call)
+{
+    struct target t;
+    struct memimg img;
+    struct rts_view v, o, o2;
+    setup(&t);
+    const struct rts_layout *L = t.r.L;
+    uint64_t base = (uint64_t)(uintptr_t)t.mem;
+    uint64_t incall = t.task + 0x400, outer = t.task + 0x600;
+    uint64_t tso2 = base + 0x5000, obj2 = base + 0x7000;
+    uint64_t start2 = obj2 + (uint64_t)L->stack.stack.off, end2 = obj2 + 0x800;
+    put(t.task, L->task.incall, incall);
+    put(incall, L->incall.prev_stack, outer);
+    put(outer, L->incall.suspended_tso, tso2);
+    put(tso2, L->header.info, TSO_INFO);
+    put(tso2, L->tso.stackobj, obj2);
+    put(obj2, L->header.info, STACK_INFO);
+    put(obj2, L->stack.stack_size, (end2 - start2) / 8);
+    put(obj2, L->stack.sp, end2 - 48);
+
+    CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
+    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    CHECK(memimg__ptr(&img, outer, (size_t)L->incall.struct_size) != NULL);
+    CHECK(memimg__ptr(&img, tso2, (size_t)L->tso.struct_size) != NULL);
+    CHECK(memimg__ptr(&img, end2 - 48, 48) != NULL);
+    CHECK(rts__view(&t.r, &t.regs, &img, &v));
+    CHECK(v.holds_cap && v.in_haskell);
+    CHECK_EQ_INT(v.tso, t.tso);
+    CHECK(rts__outer(&t.r, &img, &v, &o));
+    CHECK_EQ_INT(o.incall, outer);
+    CHECK_EQ_INT(o.suspended_tso, tso2);
+    CHECK_EQ_INT(o.tso, tso2);
+    CHECK_EQ_INT(o.stack, obj2);
+    CHECK_EQ_INT(o.saved_sp, end2 - 48);
+    CHECK_EQ_INT(o.stack_end, end2);
+    CHECK(!rts__outer(&t.r, &img, &o, &o2)); /* the outermost */
+    memimg__free(&img);
+
+    /* The outer InCall not in a safe call: no outer call. */
+    put(outer, L->incall.suspended_tso, 0);
+    CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
+    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    CHECK(rts__view(&t.r, &t.regs, &img, &v));
+    CHECK(!rts__outer(&t.r, &img, &v, &o));
+    memimg__free(&img);
+
+    /* InCalls in a ring (memory that is not what it should be): the
+     * capture stops, and each step is one InCall. */
+    put(outer, L->incall.suspended_tso, tso2);
+    put(outer, L->incall.prev_stack, incall);
+    put(incall, L->incall.suspended_tso, 0);
+    CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
+    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    CHECK(rts__view(&t.r, &t.regs, &img, &v));
+    CHECK(rts__outer(&t.r, &img, &v, &o));
+    CHECK_EQ_INT(o.incall, outer);
+    CHECK(!rts__outer(&t.r, &img, &o, &o2)); /* (back to the inner one: not suspended) */
+    put(incall, L->incall.prev_stack, incall); /* its own */
+    memimg__free(&img);
+    CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
+    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    CHECK(rts__view(&t.r, &t.regs, &img, &v));
+    CHECK(!rts__outer(&t.r, &img, &v, &o));
+    memimg__free(&img);
+    free(t.mem);
+}

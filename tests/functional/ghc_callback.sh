@@ -1,0 +1,49 @@
+# ghc_callback - Haskell calling C that calls Haskell back (a "wrapper"
+# FunPtr), twice nested (callback.hs): outerLoop -> cb_drive -> middleWork
+# -> cb_drive -> innerWork, each callback on the caller's OS thread through
+# a new InCall of its Task. A sample in a callback's Haskell code is its own
+# Haskell frames, the C frames from the scheduler down to the C code that
+# called back, and the Haskell code that made that call, down to the
+# outermost: before, it was the callback's Haskell frames alone. A sample
+# in cb_drive's spin under middleWork is [safe-ffi] down to outerLoop too.
+# In the non-threaded runtime, which never lets go of its capability, a
+# safe call was [rts] without its Haskell caller; it is [safe-ffi] with it.
+# Threaded and not, for every GHC version here.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+callbacks() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2 rts prog f flags
+    for rts in threaded single; do
+        flags=(-O1 -rtsopts)
+        [ "$rts" = threaded ] && flags+=(-threaded)
+        prog=$(hs_build "$suite" "callback-$rts" callback.hs callback_c.c -- "${flags[@]}") ||
+            { fail "$c-$rts-build" "ghc could not build callback.hs"; continue; }
+        f="$T/$rts.folded"
+        hs_record "$suite" "$T/out" "$T/err" -q -F 499 -o "$f" -- "$prog" 2
+        check_status "$c-$rts-record" $? "$T/err"
+        check "$c-$rts-target-ok" "the target says: $(cat "$T/out")" grep -q '^callback done$' "$T/out"
+        local top=';Main\.(\$w)?outerLoop;cb_drive;'
+        local mid='Main\.(\$w)?middleWork;cb_drive;'
+        check "$c-$rts-inner-joined" "no [haskell] sample in innerWork joined to middleWork and outerLoop: $(grep innerWork "$f" | head -n 2 | tr '\n' '|')" \
+            has_line "$f" "^\\[haskell\\];.*$top.*;stg_forceIO_info;.*$mid.*;stg_forceIO_info;.*Main\\.(\\\$w)?innerWork"
+        check "$c-$rts-middle-joined" "no [haskell] sample in middleWork joined to outerLoop: $(grep middleWork "$f" | head -n 2 | tr '\n' '|')" \
+            has_line "$f" "^\\[haskell\\];.*$top.*;stg_forceIO_info;.*Main\\.(\\\$w)?middleWork(;[^;]*)? [0-9]+$"
+        check "$c-$rts-middle-safe-call" "no [safe-ffi] sample in cb_spin under middleWork and outerLoop" \
+            has_line "$f" "^\\[safe-ffi\\];.*$top.*;$mid""cb_spin [0-9]+$"
+        check "$c-$rts-outer-safe-call" "no [safe-ffi] sample in cb_spin under outerLoop" \
+            has_line "$f" "^\\[safe-ffi\\];.*$top""cb_spin [0-9]+$"
+        # Every sample in a callback reaches the outermost call (but a
+        # sample with a walk error, which ends there).
+        local in_cb joined
+        in_cb=$(count_matching "$f" '(middle|inner)Work' )
+        joined=$(count_matching "$f" "^\\[[a-z-]+\\];.*$top.*(middle|inner)Work")
+        check "$c-$rts-all-joined" "$joined of $in_cb samples in a callback reach outerLoop: $(grep -E '(middle|inner)Work' "$f" | grep -Ev "$top" | head -n 3 | tr '\n' '|')" \
+            test "$in_cb" -ge 50 -a "$((joined * 100))" -ge "$((in_cb * 98))"
+    done
+}
+
+ghc_targets
+for suite in $GHC_TARGETS; do
+    callbacks "$suite" "ghc-$(ghc_version "$suite")"
+done
