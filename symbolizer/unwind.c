@@ -615,7 +615,7 @@ bool unwind__below_stg(struct unwinder *u, const struct user_regs_struct *regs, 
         u->live_now = 0;
         ok = unwind__stg_return(code, sizeof code, u->stg_return, &in, read_word, u, &caller) &&
              called_stg_run(u, caller.rip);
-        live += u->live_now;
+        live = u->live_now; /* (the attempt that counts) */
         u->regs = NULL;
         u->img = NULL;
     }
