@@ -132,9 +132,10 @@ static const struct frame_sym *names_to_save(const struct profile *p)
 
 static void put_names(struct buf *s, const struct frame_sym *names, size_t n)
 {
+    static const struct frame_sym none;
     put_u32(s, (uint32_t)n);
     for (size_t i = 0; i < n; i++) {
-        const struct frame_sym *fs = &names[i];
+        const struct frame_sym *fs = names ? &names[i] : &none;
         put_str(s, fs->name);
         put_str(s, fs->symbol);
         put_str(s, fs->unit);
@@ -146,13 +147,13 @@ static void put_names(struct buf *s, const struct frame_sym *names, size_t n)
     }
 }
 
-static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
+/* names_follow: the names section is left to raw__write_names. */
+static int write_raw_file(const struct profile *p, bool names_follow, FILE *f)
 {
     struct buf s = {0};
     bool bad = false;
-    const struct frame_sym *names = names_to_save(p);
-    uint32_t version = RAW_VERSION, nsec = names ? 7 : 6;
-    (void)o;
+    const struct frame_sym *names = names_follow ? NULL : names_to_save(p);
+    uint32_t version = RAW_VERSION, nsec = names || names_follow ? 7 : 6;
 
     bad |= fwrite("HSSPYRAW", 8, 1, f) != 1 || fwrite(&version, 4, 1, f) != 1 ||
            fwrite(&nsec, 4, 1, f) != 1;
@@ -260,6 +261,26 @@ static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
     section(f, &bad, SEC_STACKS, &s);
 
     bad |= !write_samples(p, f);
+    return bad ? -1 : 0;
+}
+
+static int write_raw(const struct profile *p, const struct out_opts *o, FILE *f)
+{
+    (void)o;
+    return write_raw_file(p, false, f);
+}
+
+int raw__write_unnamed(const struct profile *p, FILE *f)
+{
+    return write_raw_file(p, true, f);
+}
+
+int raw__write_names(const struct profile *p, FILE *f)
+{
+    struct buf s = {0};
+    bool bad = false;
+    put_names(&s, names_to_save(p), p->nframes);
+    section(f, &bad, SEC_NAMES, &s);
     return bad ? -1 : 0;
 }
 
@@ -602,8 +623,7 @@ static void read_names(struct cur *c, struct profile *p)
         fs->lang = get_u8(c, "a frame name");
         if (fs->lang > LANG_NONE)
             failf(c, "corrupt: frame name %u has language %u", i, fs->lang);
-        else if (!c->bad && !fs->name)
-            failf(c, "corrupt: frame name %u is empty", i);
+        /* (an empty name: none saved for that frame) */
     }
 }
 

@@ -18,10 +18,19 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "out/profile.h"
 
 #define RAW_VERSION 1
+
+/* A raw file in two steps, for a recording: everything but the frames'
+ * names, then (after it has dropped its samples and named its frames, so
+ * that the memory naming takes, symbol tables and DWARF, is not added to
+ * theirs) the names. Names of a profile not named are empty (none saved).
+ * 0, or -1 on a write error. */
+int raw__write_unnamed(const struct profile *p, FILE *f);
+int raw__write_names(const struct profile *p, FILE *f);
 
 /* Parse a raw file's bytes into p (initialized by the call). 0, or -1 with
  * what is wrong in err. */

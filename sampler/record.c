@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "out/profile.h"
+#include "out/raw.h"
 #include "out/writer.h"
 #include "sampler/capfile.h"
 #include "sampler/capture.h"
@@ -1222,8 +1223,11 @@ int record__run(const struct record_opts *o)
     /* Names are looked up in the files, with their debug information, while
      * the target's files can still be reached (a container's, through
      * /proc/PID/root): a raw file keeps addresses, but saves these names
-     * for a report made where those files are not. */
-    profile__symbolize(&r.p, &r.ms);
+     * for a report made where those files are not, after its samples (see
+     * raw__write_names). */
+    bool raw = strcmp(w->name, "raw") == 0;
+    if (!raw)
+        profile__symbolize(&r.p, &r.ms);
     if (r.rts.ghc)
         profile__name_roles(&r.p);
     if (profile__keep_modules(&r.p, &r.ms) < 0)
@@ -1232,9 +1236,18 @@ int record__run(const struct record_opts *o)
     /* The target runs on its own now; a Ctrl-C from here on ends hsspy. */
     sigprocmask(SIG_SETMASK, &old, NULL);
     struct out_opts oo = {o->threads, o->idle, o->sort};
-    if (w->write(&r.p, &oo, out) < 0 || fflush(out) != 0) {
+    if ((raw ? raw__write_unnamed(&r.p, out) : w->write(&r.p, &oo, out)) < 0 || fflush(out) != 0) {
         log__error("writing the %s output failed: %s", w->name, strerror(errno));
         goto done;
+    }
+    if (raw) {
+        profile__drop_samples(&r.p); /* (written: their memory goes to naming) */
+        if (profile__symbolize(&r.p, &r.ms) < 0)
+            log__warn("out of memory naming the frames: the raw file saves no names");
+        if (raw__write_names(&r.p, out) < 0 || fflush(out) != 0) {
+            log__error("writing the %s output failed: %s", w->name, strerror(errno));
+            goto done;
+        }
     }
     if (r.p.launched && !r.p.exited) {
         int st;

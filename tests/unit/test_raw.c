@@ -285,6 +285,47 @@ TEST(saved_names)
     profile__free(&c);
 }
 
+/* A recording writes its raw file in two steps: all but the names, then,
+ * its samples dropped and its frames named, the names. The file reads as
+ * one written at once; names never given are empty, none saved. */
+TEST(names_after_samples)
+{
+    struct profile a, b;
+    char err[200], *buf = NULL;
+    size_t len;
+    build(&a);
+    FILE *f = open_memstream(&buf, &len);
+    CHECK_EQ_INT(raw__write_unnamed(&a, f), 0);
+    profile__drop_samples(&a);
+    name_frames(&a);
+    CHECK_EQ_INT(raw__write_names(&a, f), 0);
+    fclose(f);
+    if (raw__parse((const uint8_t *)buf, len, &b, err, sizeof err) < 0)
+        UNIT_FAIL("parse: %s", err);
+    CHECK_EQ_INT(b.nsamples, 10);
+    CHECK_EQ_INT(b.nsaved, a.nframes);
+    for (size_t i = 0; i < a.nframes; i++)
+        CHECK(same_names(&b.saved[i], &a.syms[i]));
+    profile__free(&b);
+    free(buf);
+    profile__free(&a);
+
+    build(&a); /* never named: empty names */
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    CHECK_EQ_INT(raw__write_unnamed(&a, f), 0);
+    CHECK_EQ_INT(raw__write_names(&a, f), 0);
+    fclose(f);
+    if (raw__parse((const uint8_t *)buf, len, &b, err, sizeof err) < 0)
+        UNIT_FAIL("parse unnamed: %s", err);
+    CHECK_EQ_INT(b.nsaved, a.nframes);
+    for (size_t i = 0; i < a.nframes; i++)
+        CHECK(b.saved[i].name == NULL && b.saved[i].file == NULL);
+    profile__free(&b);
+    free(buf);
+    profile__free(&a);
+}
+
 /* A names section that does not match the frames is refused. */
 TEST(saved_names_mismatch)
 {
