@@ -8,6 +8,10 @@
 # in cb_drive's spin under middleWork is [safe-ffi] down to outerLoop too.
 # In the non-threaded runtime, which never lets go of its capability, a
 # safe call was [rts] without its Haskell caller; it is [safe-ffi] with it.
+# And a callback waiting for a capability (gdb parks the thread in
+# waitForCapability called from rts_lock): it holds none, and its new
+# InCall has no TSO yet, but it is still in the safe call it was made from:
+# [safe-ffi] down to outerLoop (it was an idle worker, no Haskell frames).
 # Threaded and not, for every GHC version here.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
@@ -43,7 +47,48 @@ callbacks() { # SUITE CASE-PREFIX
     done
 }
 
+waiting() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2-waiting prog dir script tid pid
+    prog=$(hs_build "$suite" callback-threaded callback.hs callback_c.c -- -O1 -rtsopts -threaded) ||
+        { fail "$c-build" "ghc could not build callback.hs"; return; }
+    # gdb reads its script where the program runs (a chroot's build folder).
+    if [ "$suite" = host ]; then dir=$T; else dir=$(chroot_build_dir "$suite"); fi
+    cat >"$dir/park_cb.gdb" <<'GDB'
+set pagination off
+break waitForCapability
+continue
+while !$_caller_is("rts_lock")
+  continue
+end
+delete
+printf "parked %d\n", $_thread
+info threads
+set *(unsigned short *)$pc = 0xfeeb
+detach
+GDB
+    script=$dir/park_cb.gdb
+    [ "$suite" = host ] || script=/hsspy/build/park_cb.gdb
+    hs_start "$suite" "$T/out" "$T/prog.err" "$prog" 60 +RTS -N2 -RTS ||
+        { fail "$c-setup" "callback did not start"; return; }
+    pid=$HS_PID
+    sleep 0.3
+    hs_run "$suite" timeout 60 gdb -p "$pid" -batch -x "$script" >"$T/gdb.out" 2>&1
+    tid=$(sed -n 's/^\* *[0-9]* *Thread 0x[0-9a-f]* (LWP \([0-9]*\)).*/\1/p' "$T/gdb.out" | head -n1)
+    if ! grep -q '^parked' "$T/gdb.out" || [ -z "$tid" ]; then
+        fail "$c-parked" "gdb did not park a thread in waitForCapability: $(tail -n 4 "$T/gdb.out" | tr '\n' '|')"
+        kill -9 "$pid"; return
+    fi
+    pass "$c-parked"
+    sleep 0.2
+    "$HSSPY" record -q -F 499 -d 0.5 --threads --idle -p "$pid" >"$T/folded" 2>"$T/rec.err"
+    check_status "$c-record" $? "$T/rec.err"
+    check "$c-safe-ffi" "the parked callback's samples are not [safe-ffi] down to outerLoop: $(grep "^tid $tid " "$T/folded" | head -n 3 | tr '\n' '|')" \
+        grep -Eq "^tid $tid \([^)]*\);\[safe-ffi\];.*;Main\.(\\\$w)?outerLoop;cb_drive;(.*;)?rts_lock;waitForCapability [0-9]+$" "$T/folded"
+    kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     callbacks "$suite" "ghc-$(ghc_version "$suite")"
+    waiting "$suite" "ghc-$(ghc_version "$suite")"
 done
