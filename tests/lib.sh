@@ -256,6 +256,26 @@ hs_start() {
     return 1
 }
 
+# gdb_park SUITE PID NAME OUT STOP: gdb attaches to PID (where it runs: a
+# chroot's gdb for a chroot's program), stops a thread as the gdb commands
+# STOP say, parks it there in a two-byte loop (jmp .) and detaches; its
+# script is NAME.gdb, its output OUT. PARKED_TID is the parked thread's LWP
+# (gdb's current thread), "" if gdb parked none.
+gdb_park() {
+    local suite=$1 pid=$2 name=$3 out=$4 stop=$5 dir script
+    # gdb reads its script where the program runs (a chroot's build folder).
+    if [ "$suite" = host ]; then dir=$T; else dir=$(chroot_build_dir "$suite"); fi
+    printf 'set pagination off\n%s\ndelete\nprintf "parked %%d\\n", $_thread\ninfo threads\nset *(unsigned short *)$pc = 0xfeeb\ndetach\n' \
+        "$stop" >"$dir/$name.gdb"
+    script=$dir/$name.gdb
+    [ "$suite" = host ] || script=/hsspy/build/$name.gdb
+    hs_run "$suite" timeout 60 gdb -p "$pid" -batch -x "$script" >"$out" 2>&1
+    PARKED_TID=
+    if grep -q '^parked' "$out"; then
+        PARKED_TID=$(sed -n 's/^\* *[0-9]* *Thread 0x[0-9a-f]* (LWP \([0-9]*\)).*/\1/p' "$out" | head -n1)
+    fi
+}
+
 # hs_record SUITE OUT ERR HSSPY-RECORD-ARGS... -- PROG ARGS...: profile PROG
 # from its start to its end. On the host hsspy launches it (`record --`);
 # in a chroot, hsspy attaches by PID as soon as it runs. Returns hsspy's

@@ -48,33 +48,20 @@ callbacks() { # SUITE CASE-PREFIX
 }
 
 waiting() { # SUITE CASE-PREFIX
-    local suite=$1 c=$2-waiting prog dir script tid pid
+    local suite=$1 c=$2-waiting prog tid pid
     prog=$(hs_build "$suite" callback-threaded callback.hs callback_c.c -- -O1 -rtsopts -threaded) ||
         { fail "$c-build" "ghc could not build callback.hs"; return; }
-    # gdb reads its script where the program runs (a chroot's build folder).
-    if [ "$suite" = host ]; then dir=$T; else dir=$(chroot_build_dir "$suite"); fi
-    cat >"$dir/park_cb.gdb" <<'GDB'
-set pagination off
-break waitForCapability
-continue
-while !$_caller_is("rts_lock")
-  continue
-end
-delete
-printf "parked %d\n", $_thread
-info threads
-set *(unsigned short *)$pc = 0xfeeb
-detach
-GDB
-    script=$dir/park_cb.gdb
-    [ "$suite" = host ] || script=/hsspy/build/park_cb.gdb
     hs_start "$suite" "$T/out" "$T/prog.err" "$prog" 60 +RTS -N2 -RTS ||
         { fail "$c-setup" "callback did not start"; return; }
     pid=$HS_PID
     sleep 0.3
-    hs_run "$suite" timeout 60 gdb -p "$pid" -batch -x "$script" >"$T/gdb.out" 2>&1
-    tid=$(sed -n 's/^\* *[0-9]* *Thread 0x[0-9a-f]* (LWP \([0-9]*\)).*/\1/p' "$T/gdb.out" | head -n1)
-    if ! grep -q '^parked' "$T/gdb.out" || [ -z "$tid" ]; then
+    gdb_park "$suite" "$pid" park_cb "$T/gdb.out" 'break waitForCapability
+continue
+while !$_caller_is("rts_lock")
+  continue
+end'
+    tid=$PARKED_TID
+    if [ -z "$tid" ]; then
         fail "$c-parked" "gdb did not park a thread in waitForCapability: $(tail -n 4 "$T/gdb.out" | tr '\n' '|')"
         kill -9 "$pid"; return
     fi

@@ -115,31 +115,19 @@ embedded() { # SUITE CASE-PREFIX
 # parks it there in a two-byte loop. Its samples must be [rts] with the
 # handler above foreign_crunch (before, [safe-ffi] like its own work).
 in_signal_handler() { # SUITE CASE-PREFIX PROG
-    local suite=$1 c=$2-signal-handler prog=$3 dir script pid tid
+    local suite=$1 c=$2-signal-handler prog=$3 pid tid
     command -v gdb >/dev/null || { skip "$c" "gdb is not installed"; return; }
-    if [ "$suite" = host ]; then dir=$T; else dir=$(chroot_build_dir "$suite"); fi
-    cat >"$dir/usr1.gdb" <<'EOF2'
-set pagination off
-break generic_handler
+    hs_start "$suite" "$T/usr1.out" "$T/usr1.err" "$prog" 60 ||
+        { fail "$c" "${prog##*/} did not start"; return; }
+    pid=$HS_PID
+    sleep 0.3
+    gdb_park "$suite" "$pid" usr1 "$T/usr1-gdb.out" 'break generic_handler
 python
 for t in gdb.selected_inferior().threads():
     if t.name == "c_spinner":
         t.switch()
 end
-signal SIGUSR1
-delete
-printf "parked %d\n", $_thread
-info threads
-set *(unsigned short *)$pc = 0xfeeb
-detach
-EOF2
-    script=$dir/usr1.gdb
-    [ "$suite" = host ] || script=/hsspy/build/usr1.gdb
-    hs_start "$suite" "$T/usr1.out" "$T/usr1.err" "$prog" 60 ||
-        { fail "$c" "${prog##*/} did not start"; return; }
-    pid=$HS_PID
-    sleep 0.3
-    hs_run "$suite" timeout 60 gdb -p "$pid" -batch -x "$script" >"$T/usr1-gdb.out" 2>&1
+signal SIGUSR1'
     tid=$(sed -n 's/^\* *[0-9]* *Thread 0x[0-9a-f]* (LWP \([0-9]*\)) "c_spinner" .* in generic_handler .*/\1/p' "$T/usr1-gdb.out" | head -n1)
     if ! grep -q '^parked' "$T/usr1-gdb.out" || [ -z "$tid" ]; then
         fail "$c" "gdb did not park c_spinner in generic_handler: $(grep -E '^(parked|\*)|rror' "$T/usr1-gdb.out" | head -n 4 | tr '\n' '|')"

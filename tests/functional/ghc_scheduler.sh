@@ -36,12 +36,10 @@ command -v gdb >/dev/null || { skip "all" "gdb is not installed"; exit 0; }
 
 parked() { # SUITE CASE-PREFIX FUNCTION [CALLER-REGEX [CALLED-FROM [TAG]]]
     local suite=$1 c=$2-$3${5:+-in-$5} at=$3 caller=${4:-schedule} from=${5:-} tag=${6:-rts}
-    local prog dir stop
+    local prog stop
     [ "$from" = back ] && c=$2-$3-back
     prog=$(hs_build "$suite" demo_thr demo.hs demo_c.c -- -O1 -threaded -rtsopts) ||
         { fail "$c-build" "ghc could not build demo.hs"; return; }
-    # gdb reads its script where the program runs (a chroot's build folder).
-    if [ "$suite" = host ]; then dir=$T; else dir=$(chroot_build_dir "$suite"); fi
     if [ "$at" = StgReturn ]; then
         # (mov %rbx,%rax; add $0x4000,%rsp; mov (%rsp),%rbx; then here)
         stop='break *((char *)StgReturn + 14)
@@ -71,26 +69,13 @@ while !\$_caller_is(\"$from\")
   continue
 end"
     fi
-    cat >"$dir/park.gdb" <<EOF
-set pagination off
-$stop
-delete
-printf "parked %d\\n", \$_thread
-info threads
-set *(unsigned short *)\$pc = 0xfeeb
-detach
-EOF
-    local script=$dir/park.gdb
-    [ "$suite" = host ] || script=/hsspy/build/park.gdb
     hs_start "$suite" "$T/out" "$T/prog.err" "$prog" 60 +RTS -N2 -RTS ||
         { fail "$c-setup" "demo did not start"; return; }
     local pid=$HS_PID
     sleep 0.3
-    hs_run "$suite" timeout 60 gdb -p "$pid" -batch -x "$script" >"$T/gdb.out" 2>&1
-    # The parked thread: the one gdb says it stopped in (its LWP).
-    local tid
-    tid=$(sed -n 's/^\* *[0-9]* *Thread 0x[0-9a-f]* (LWP \([0-9]*\)).*/\1/p' "$T/gdb.out" | head -n1)
-    if ! grep -q '^parked' "$T/gdb.out" || [ -z "$tid" ]; then
+    gdb_park "$suite" "$pid" park "$T/gdb.out" "$stop"
+    local tid=$PARKED_TID
+    if [ -z "$tid" ]; then
         fail "$c-parked" "gdb did not park a thread in $at: $(tail -n 4 "$T/gdb.out" | tr '\n' '|')"
         kill -9 "$pid"; return
     fi
