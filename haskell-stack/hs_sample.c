@@ -322,6 +322,8 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
         res->tag = sleeping(tc->state) ? TAG_IDLE : TAG_RTS;
         return;
     }
+    if (ur.reached_haskell && code_ranges__has(&r->resumed, ur.hs_pc))
+        rts__view_resumed(r, img, &res->v); /* (under a signal handler) */
     const struct rts_view v = res->v;
     if (!rts__check_task(r, &tc->regs, img, &v)) {
         res->tag = TAG_NONE; /* the layout is not trusted any more */
@@ -412,13 +414,15 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
          * Cmm saves it too before the calls that change chunks
          * (threadStackUnderflow: rbp is then in the chunk left), and its
          * way in from the scheduler (stg_returnToStackTop) loads Sp into
-         * rbp from there. */
-        uint64_t sp = safe_call ? 0 : find_sp(r, uw, img, &ur, v.stack);
+         * rbp from there; so does the code back from a safe call, a few
+         * instructions after resumeThread returns (v.resumed until then). */
+        uint64_t sp = safe_call || v.resumed ? 0 : find_sp(r, uw, img, &ur, v.stack);
         bool cmm_leaf = ur.hs_is_leaf && code_ranges__has(&r->cmm, ur.hs_pc);
         int from = res->n;
-        if (safe_call ||
+        if (safe_call || v.resumed ||
             ((cmm_call || cmm_leaf) && v.saved_sp && (sp < v.stack || sp >= v.stack_end)))
-            saved_sp_frames(r, uw, img, &v, ur.hs_pc, cmm_leaf, out, max, res);
+            saved_sp_frames(r, uw, img, &v, ur.hs_pc, cmm_leaf || (v.resumed && ur.hs_is_leaf),
+                            out, max, res);
         else
             haskell_frames(r, uw, img, ur.hs_pc, ur.hs_is_leaf, sp, v.stack, STG_SCAN_TOP, out,
                            max, res);

@@ -74,6 +74,7 @@ void rts__free(struct rts *r)
     free(r->ending.r);
     free(r->starting.r);
     free(r->wait_cond.r);
+    free(r->resumed.r);
     free(r->events.r);
     free(r->epoll.r);
     free(r->walk_cache);
@@ -100,6 +101,7 @@ enum wanted_sym {
     S_end_tso_queue,
     S_StgReturn,
     S_StgRun,
+    S_resumeThread,
     S__COUNT
 };
 
@@ -108,7 +110,7 @@ static const char *const wanted_names[S__COUNT] = {
     "my_task", "stg_TSO_info", "stg_STACK_info",
     "stg_stack_underflow_frame_info", "stg_stop_thread_info", "CCS_MAIN",
     "printStackChunk", "generations", "oldest_gen", "stg_END_TSO_QUEUE_closure",
-    "StgReturn", "StgRun",
+    "StgReturn", "StgRun", "resumeThread",
 };
 
 /* C functions whose presence on a C stack means the thread is collecting
@@ -298,6 +300,59 @@ static int event_ranges(struct rts *r, struct module *m)
                 return -ENOMEM;
         }
     }
+    return 0;
+}
+
+/* How far after a `call resumeThread` the code reloads Sp: GHC's
+ * LOAD_THREAD_STATE, right after it (add $8,%rsp; mov %rax,%r13; the TSO
+ * from BaseReg, its stackobj, then Sp), 18 bytes on. */
+#define RESUME_RELOAD_MAX 64
+
+/* A safe foreign call's way back into Haskell code: resumeThread takes the
+ * capability back and returns BaseReg; the code after the call then loads
+ * Sp (rbp), SpLim (r15) and the rest from the TSO's stack chunk. Until the
+ * instruction that loads rbp has run, rbp and r15 are the ones from before
+ * the call, and a collection during the call may have moved the chunk
+ * since (a thread's first chunk is small, a copying collection moves it):
+ * the thread holds its capability and runs Haskell code, but its Sp is the
+ * one saved in the chunk. Those stretches of code, found once: each
+ * `call rel32` whose target is resumeThread, up to and including the first
+ * `mov disp8(%reg),%rbp` with the chunk's sp offset as displacement (REX.W
+ * 8b /5, mod 01, no SIB). A call without that load within
+ * RESUME_RELOAD_MAX bytes is not one of them. */
+static int resumed_ranges(struct rts *r, struct module *m, uint64_t resume)
+{
+    int64_t sp_off = r->L->stack.sp.off;
+    if (!resume || !rts_layout__has(r->L->stack.sp) || sp_off < 0 || sp_off > 127)
+        return 0;
+    for (size_t i = 0; i < m->nph; i++) {
+        const GElf_Phdr *ph = &m->ph[i];
+        size_t len;
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        const uint8_t *code = module__file_at(m, ph->p_vaddr, &len);
+        if (!code)
+            continue;
+        uint64_t base = ph->p_vaddr + (uint64_t)m->bias;
+        for (size_t k = 0; k + 5 <= len; k++) {
+            if (code[k] != 0xe8)
+                continue;
+            int32_t rel = (int32_t)((uint32_t)code[k + 1] | (uint32_t)code[k + 2] << 8 |
+                                    (uint32_t)code[k + 3] << 16 | (uint32_t)code[k + 4] << 24);
+            uint64_t ret = base + k + 5;
+            if (ret + (uint64_t)(int64_t)rel != resume)
+                continue;
+            for (size_t j = k + 5; j + 4 <= len && j < k + 5 + RESUME_RELOAD_MAX; j++)
+                if ((code[j] == 0x48 || code[j] == 0x49) && code[j + 1] == 0x8b &&
+                    (code[j + 2] & 0xf8) == 0x68 && (code[j + 2] & 7) != 4 &&
+                    code[j + 3] == (uint8_t)sp_off) {
+                    if (add_range(&r->resumed, ret, base + j + 1) < 0)
+                        return -ENOMEM;
+                    break;
+                }
+        }
+    }
+    sort_ranges(&r->resumed);
     return 0;
 }
 
@@ -536,6 +591,12 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
         }
     } else {
         r->my_task = sc.found[S_my_task].st_value + bias;
+    }
+    if (resumed_ranges(r, m, sc.have[S_resumeThread]
+                                 ? sc.found[S_resumeThread].st_value + bias
+                                 : 0) < 0) {
+        log__error("out of memory reading the code of %s", m->path);
+        return -ENOMEM;
     }
     /* Validated at the first sample (rts__poll), not here: the target is
      * traced already, and reading it now would only delay its signals. */
@@ -833,7 +894,12 @@ void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_
             /* Running Haskell code: its registers say which chunk it is
              * on, so the TSO (which a collection may have moved since the
              * last sample: another read while it is stopped) is not
-             * needed. */
+             * needed; but for the few instructions back from a safe call
+             * where they are the ones from before it. */
+            if (code_ranges__has(&r->resumed, regs->rip)) {
+                rts__grab_stack(r, pid, img, tso);
+                return;
+            }
             uint64_t stack = stack_of_regs(r, regs, img);
             grab_chunks(r, pid, img, stack ? stack : tso_stack(r, pid, img, tso), true,
                         regs->rbp);
@@ -915,6 +981,9 @@ bool rts__outer(const struct rts *r, const struct memimg *img, const struct rts_
     return true;
 }
 
+static void thread_state(const struct rts *r, const struct user_regs_struct *regs,
+                         const struct memimg *img, struct rts_view *v);
+
 bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
                const struct memimg *img, struct rts_view *v)
 {
@@ -957,11 +1026,23 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
     if (v->holds_cap && v->in_haskell &&
                memimg__read_u64(img, v->cap + cap_reg(L, L->reg.rCurrentTSO), &x) == 0) {
         v->tso = x;
+        v->resumed = x && code_ranges__has(&r->resumed, regs->rip);
     } else if (v->holds_cap && !v->in_haskell && code_ranges__has(&r->rts_calls, regs->rip)) {
         v->tso = tso_in_registers(r, regs, img);
         v->resuming = v->tso != 0;
     }
-    bool saved = v->resuming; /* its sp and CCCS are in it */
+    thread_state(r, regs, img, v);
+    return true;
+}
+
+/* v's CCCS and chunk, once its TSO is known: those a running thread left in
+ * its capability and registers, or (resuming, resumed) those in its TSO. */
+static void thread_state(const struct rts *r, const struct user_regs_struct *regs,
+                         const struct memimg *img, struct rts_view *v)
+{
+    const struct rts_layout *L = r->L;
+    uint64_t x;
+    bool saved = v->resuming || v->resumed; /* its sp and CCCS are in it */
     if (r->profiled && v->tso) {
         /* A running thread's CCCS is in its capability's register table
          * (never in a machine register on x86_64); a resuming one's was
@@ -981,7 +1062,16 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
         if (rts__field(img, v->stack, L->stack.stack_size, &x))
             v->stack_end = v->stack + (uint64_t)L->stack.stack.off + 8 * x;
     }
-    return true;
+}
+
+void rts__view_resumed(const struct rts *r, const struct memimg *img, struct rts_view *v)
+{
+    if (!v->tso || v->suspended_tso || v->resumed || v->resuming)
+        return;
+    v->resumed = true;
+    v->stack = v->saved_sp = v->stack_end = v->cccs = 0;
+    v->cccs_missing = false;
+    thread_state(r, NULL, img, v);
 }
 
 bool rts__sp_in_register(const struct rts *r, const struct user_regs_struct *regs,

@@ -85,6 +85,9 @@ struct rts {
     struct code_ranges starting;  /* workerStart, ...: the runtime's threads' start */
     struct code_ranges mark;      /* the nonmoving collector's mark thread's own function */
     struct code_ranges wait_cond; /* waitCondition, where that thread waits for work (9.10) */
+    struct code_ranges resumed;   /* the program's code just after each `call resumeThread`,
+                                   * up to the instruction that reloads Sp (rbp) from its
+                                   * chunk: rbp, SpLim and CCCS are those from before the call */
 
     bool task_checked; /* a Task has been checked against its thread */
     unsigned stale_tasks; /* Tasks not their thread's seen before that */
@@ -158,6 +161,9 @@ struct rts_view {
     bool cccs_missing;      /* -prof, tso set, but the CCCS was not captured */
     bool resuming;          /* tso is the one resumeThread is resuming,
                              * found in a register (see rts.c) */
+    bool resumed;           /* back in Haskell code from a safe call, before
+                             * it reloads Sp: its chunk and saved sp are the
+                             * TSO's, rbp may point to where the chunk was */
     bool tso_in_gc;         /* the suspended TSO's header is no TSO's: a
                              * collection is moving it (a copying one left
                              * its fields as they were; a compacting one
@@ -179,6 +185,12 @@ bool rts__threaded(uint64_t ptr, uint64_t info);
  * sample then counts as an RTS-state error). */
 bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
                const struct memimg *img, struct rts_view *v);
+
+/* v is of a thread back in Haskell code from a safe call, before the code
+ * reloads Sp (r->resumed), which its registers did not say (a signal
+ * handler on top of that code): its chunk, saved sp and CCCS become its
+ * TSO's. */
+void rts__view_resumed(const struct rts *r, const struct memimg *img, struct rts_view *v);
 
 /* Calls into Haskell nest: Haskell code calls C through a safe call, and
  * that C code calls Haskell again (a callback: a foreign export, a
