@@ -185,6 +185,12 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
             if (z.unit[0])
                 out->unit = strdup(z.unit);
             out->lang = LANG_HASKELL;
+        } else if (zdecode__wrapper(s->name, &z)) {
+            /* The way in from C through a "wrapper" FunPtr. */
+            snprintf(buf, sizeof buf, "%s.%s (wrapper)", z.module, z.name);
+            if (z.unit[0])
+                out->unit = strdup(z.unit);
+            out->lang = LANG_HASKELL;
         } else {
             /* "__libc_start_main@@GLIBC_2.34": the version is noise here. */
             snprintf(buf, sizeof buf, "%.*s", (int)strcspn(s->name, "@"), s->name);

@@ -429,3 +429,36 @@ bool zdecode__display(const char *sym, char *out, size_t outsz)
     memcpy(out + ml + 1, z.name, nl + 1);
     return true;
 }
+
+bool zdecode__wrapper(const char *sym, struct zdecoded *out)
+{
+    char d[700], zm[256];
+    char *unit, *mod, *cname, *occ, *piece;
+
+    if (!sym || !out || strncmp(sym, "zd", 2) != 0 ||
+        zdecode__string(sym, strlen(sym), d, sizeof d) <= 0 || d[0] != '$')
+        return false;
+    unit = d + 1;
+    if (!(mod = strchr(unit, '$')))
+        return false;
+    *mod++ = '\0';
+    if (!(cname = strchr(mod, '$')))
+        return false;
+    *cname++ = '\0';
+    /* cname: [zunit_]zmodule_zocc, each part Z-encoded in it */
+    if (!(occ = strrchr(cname, '_')) || occ == cname || !occ[1])
+        return false;
+    *occ++ = '\0';
+    piece = strrchr(cname, '_');
+    piece = piece ? piece + 1 : cname;
+    if (zdecode__string(piece, strlen(piece), zm, sizeof zm) <= 0 || strcmp(zm, mod) != 0 ||
+        !valid_module(mod) || strlen(mod) >= sizeof out->module ||
+        strlen(unit) >= sizeof out->unit)
+        return false;
+    if (zdecode__string(occ, strlen(occ), out->name, sizeof out->name) <= 0)
+        return false;
+    strcpy(out->module, mod);
+    strcpy(out->unit, strcmp(unit, "main") == 0 ? "" : unit);
+    strcpy(out->suffix, "wrapper");
+    return true;
+}

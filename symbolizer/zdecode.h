@@ -33,6 +33,13 @@ int zdecode__string(const char *z, size_t zlen, char *out, size_t outsz);
  * symbol GHC generated for a Haskell binding (e.g. "malloc", "stg_upd_frame_info"). */
 bool zdecode__symbol(const char *sym, struct zdecoded *out);
 
+/* The C function GHC writes for a `foreign import ccall "wrapper"`, which a
+ * FunPtr the import made calls to run its Haskell function:
+ * "zdmainzdMainzdMainzumkCallback" ("$main$Main$Main_mkCallback": the
+ * unit, the module, then the import's own C label, Z-encoded once more)
+ * is unit "", module "Main", name "mkCallback", suffix "wrapper". */
+bool zdecode__wrapper(const char *sym, struct zdecoded *out);
+
 /* "Module.name" for a Haskell symbol (unit dropped), written to out.
  * Returns false, writing nothing, when sym is not a Haskell symbol. */
 bool zdecode__display(const char *sym, char *out, size_t outsz);

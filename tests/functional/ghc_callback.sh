@@ -6,6 +6,8 @@
 # called back, and the Haskell code that made that call, down to the
 # outermost: before, it was the callback's Haskell frames alone. A sample
 # in cb_drive's spin under middleWork is [safe-ffi] down to outerLoop too.
+# The C function GHC writes for the "wrapper" import, between cb_drive and
+# the runtime, is named `Main.mkCallback (wrapper)`.
 # In the non-threaded runtime, which never lets go of its capability, a
 # safe call was [rts] without its Haskell caller; it is [safe-ffi] with it.
 # And a callback waiting for a capability (gdb parks the thread in
@@ -37,6 +39,10 @@ callbacks() { # SUITE CASE-PREFIX
             has_line "$f" "^\\[safe-ffi\\];.*$top.*;$mid""cb_spin [0-9]+$"
         check "$c-$rts-outer-safe-call" "no [safe-ffi] sample in cb_spin under outerLoop" \
             has_line "$f" "^\\[safe-ffi\\];.*$top""cb_spin [0-9]+$"
+        # The C function GHC writes for the "wrapper" import, which the
+        # FunPtr calls, named after the import.
+        check "$c-$rts-wrapper-named" "cb_drive calls no frame named Main.mkCallback (wrapper): $(grep -o 'cb_drive;[^;]*' "$f" | sort -u | head -n 3 | tr '\n' '|')" \
+            has_line "$f" ';cb_drive;Main\.mkCallback \(wrapper\);'
         # Every sample in a callback reaches the outermost call (but a
         # sample with a walk error, which ends there).
         local in_cb joined

@@ -585,6 +585,46 @@ TEST(display_failures_write_nothing)
     CHECK(!zdecode__display("Main_zdwfib_info", NULL, 0));
 }
 
+/* ---- zdecode__wrapper --------------------------------------------------- */
+
+TEST(wrapper_stubs)
+{
+    struct zdecoded z;
+
+    CHECK(zdecode__wrapper("zdmainzdMainzdMainzumkCallback", &z));
+    CHECK_EQ_STR(z.unit, "");
+    CHECK_EQ_STR(z.module, "Main");
+    CHECK_EQ_STR(z.name, "mkCallback");
+    CHECK_EQ_STR(z.suffix, "wrapper");
+    /* terminfo-0.4.1.5's, from its library: the unit in the C label too */
+    CHECK(zdecode__wrapper("zdterminfozm0zi4zi1zi5zdSystemziConsoleziTerminfoziBasezdterminfozzm0"
+                           "zzi4zzi1zzi5zuSystemzziConsolezziTerminfozziBasezumkCallback",
+                           &z));
+    CHECK_EQ_STR(z.unit, "terminfo-0.4.1.5");
+    CHECK_EQ_STR(z.module, "System.Console.Terminfo.Base");
+    CHECK_EQ_STR(z.name, "mkCallback");
+    /* a name with an underscore and a prime: mk_cb' */
+    CHECK(zdecode__wrapper("zdmainzdAziBzdAzziBzumkzzucbzzq", &z));
+    CHECK_EQ_STR(z.module, "A.B");
+    CHECK_EQ_STR(z.name, "mk_cb'");
+}
+
+TEST(wrapper_rejects_others)
+{
+    struct zdecoded z;
+
+    CHECK(!zdecode__wrapper("Main_zdwfib_info", &z));
+    CHECK(!zdecode__wrapper("malloc", &z));
+    CHECK(!zdecode__wrapper("zdmainzdMain", &z));
+    CHECK(!zdecode__wrapper("zdmainzdMainzdMainzu", &z));
+    /* the C label's module is not the one before it */
+    CHECK(!zdecode__wrapper("zdmainzdMainzdOtherzumkCallback", &z));
+    CHECK(!zdecode__wrapper("zdmainzdMainzdmkCallback", &z));
+    CHECK(!zdecode__wrapper("zdzz", &z));
+    CHECK(!zdecode__wrapper("", &z));
+    CHECK(!zdecode__wrapper(NULL, &z));
+}
+
 /* ---- round trip and fuzzing --------------------------------------------- */
 
 static uint32_t rnd(uint64_t *s)
