@@ -354,8 +354,11 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
     if (any_frame_in(out, ur.n, &r->gc)) {
         res->tag = TAG_GC;
         res->role = v.holds_cap ? ROLE_CAP : ROLE_IDLE_WORKER;
-        if (any_frame_in(out, ur.n, &r->sched)) /* (collecting in a callback) */
-            outer_call_below(r, uw, tc, img, &v, &ur, out, max, res);
+        /* Collecting in a callback (the scheduler's, under C code called
+         * back), or in a safe call's C code (System.Mem.performGC, C's
+         * hs_perform_gc: a new InCall of the thread's Task): below the C
+         * frames, the Haskell code that made the call. */
+        outer_call_below(r, uw, tc, img, &v, &ur, out, max, res);
         return;
     }
     /* A safe call: a suspended TSO, outside the runtime's way out and back

@@ -10,6 +10,8 @@
 # code with a stale rbp, [haskell] down to main; before, its samples were
 # [haskell];[invalid] ("no Haskell stack pointer"), and in a compacting
 # collection's run one in thousands of a safe call's returns came out so.
+# And the collections those calls run: [gc], C frames from rs_collect, then
+# the Haskell code that made the call (before, the C frames alone).
 # Threaded and not, for every GHC version here.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
@@ -21,6 +23,17 @@ resumed() { # SUITE CASE-PREFIX
         [ "$rts" = threaded ] && flags+=(-threaded)
         prog=$(hs_build "$suite" "resume-$rts" resume.hs resume_c.c -- "${flags[@]}") ||
             { fail "$c-$rts-build" "ghc could not build resume.hs"; continue; }
+        # Its collections, in the safe call's C code (hs_perform_gc, as
+        # System.Mem.performGC): [gc] down to the Haskell code that made
+        # the call (it was the C frames alone, from rs_collect).
+        local f=$T/gc.folded gc joined
+        hs_record "$suite" "$T/out" "$T/err" -q -F 499 -o "$f" -- "$prog" 1.5
+        check_status "$c-$rts-gc-record" $? "$T/err"
+        gc=$(count_matching "$f" '^\[gc\];')
+        joined=$(count_matching "$f" '^\[gc\];(\[catch\];)?Main\.main[0-9]*;Main\.(\$w)?collectLoop;Main\.[^;]*;rs_collect;perform(Blocking)?MajorGC;')
+        check "$c-$rts-gc-caller" "$joined of $gc [gc] samples reach collectLoop: $(grep '^\[gc\]' "$f" | grep -v collectLoop | head -n 3 | cut -c1-300 | tr '\n' '|')" \
+            test "$gc" -ge 50 -a "$((joined * 100))" -ge "$((gc * 95))"
+
         hs_start "$suite" "$T/out" "$T/prog.err" "$prog" 60 ||
             { fail "$c-$rts-setup" "resume did not start: $(cat "$T/prog.err")"; continue; }
         pid=$HS_PID
