@@ -144,16 +144,23 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
      * a module's first, local, Haskell code.) */
     if (m->is_haskell &&
         (!s || ((haskell_code || s->size == 0) && !zdecode__symbol(s->name, &(struct zdecoded){0})))) {
-        /* Code of local (non-exported) bindings has no symbol of its own
-         * (GHC 9.0 gives it assembler-local labels); a module's code is
-         * contiguous, so name it after the nearest Haskell binding before
-         * it, or, if that is not Haskell, as local code of the module of
-         * the binding after it. */
+        /* Code of local (non-exported) bindings, and of their local
+         * functions and thunks, has no symbol of its own (GHC gives it
+         * assembler-local labels); a module's code is contiguous. After a
+         * Haskell binding's symbol with a size (GHC's, from 9.0: a
+         * binding's code, its continuations included), past its end: local
+         * code of its module; after one without (another compiler's), its
+         * code; after no Haskell binding, local code of the module of the
+         * binding after it. */
         const struct sym *near = module__symbol_nearest(m, addr);
         const struct sym *next = module__symbol_next(m, addr);
         struct zdecoded z;
-        if (near && zdecode__symbol(near->name, &z)) {
+        if (near && zdecode__symbol(near->name, &z) && near->size == 0) {
             s = near;
+        } else if (near && zdecode__symbol(near->name, &z)) {
+            snprintf(buf, sizeof buf, "%s.<local>", z.module);
+            local = true;
+            s = NULL;
         } else if (next && zdecode__symbol(next->name, &z)) {
             snprintf(buf, sizeof buf, "%s.<local>", z.module);
             local = true;
@@ -171,6 +178,10 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
             out->name = strdup(buf);
         }
     } else if (local) {
+        if (f->kind == FK_HS_UPDATE) {
+            size_t l = strlen(buf);
+            snprintf(buf + l, sizeof buf - l, " (thunk)");
+        }
         out->name = strdup(buf);
         out->lang = LANG_HASKELL;
     } else if (!s) {

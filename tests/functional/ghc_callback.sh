@@ -7,7 +7,8 @@
 # outermost: before, it was the callback's Haskell frames alone. A sample
 # in cb_drive's spin under middleWork is [safe-ffi] down to outerLoop too.
 # The C function GHC writes for the "wrapper" import, between cb_drive and
-# the runtime, is named `Main.mkCallback (wrapper)`.
+# the runtime, is named `Main.mkCallback (wrapper)`; innerFib, not
+# exported, `Main.<local>` (not the binding before it).
 # In the non-threaded runtime, which never lets go of its capability, a
 # safe call was [rts] without its Haskell caller; it is [safe-ffi] with it.
 # And a callback waiting for a capability (gdb parks the thread in
@@ -39,6 +40,11 @@ callbacks() { # SUITE CASE-PREFIX
             has_line "$f" "^\\[safe-ffi\\];.*$top.*;$mid""cb_spin [0-9]+$"
         check "$c-$rts-outer-safe-call" "no [safe-ffi] sample in cb_spin under outerLoop" \
             has_line "$f" "^\\[safe-ffi\\];.*$top""cb_spin [0-9]+$"
+        # innerFib, which Main does not export, has no symbol: its code,
+        # past the end of the binding before it (outerLoop's worker on
+        # 9.0), is Main.<local>, not that binding.
+        check "$c-$rts-local-named" "innerWork's callee is not Main.<local>: $(grep -o 'innerWork;[^;]*$' "$f" | sort -u | head -n 3 | tr '\n' '|')" \
+            has_line "$f" 'Main\.(\$w)?innerWork;Main\.<local> [0-9]+$'
         # The C function GHC writes for the "wrapper" import, which the
         # FunPtr calls, named after the import.
         check "$c-$rts-wrapper-named" "cb_drive calls no frame named Main.mkCallback (wrapper): $(grep -o 'cb_drive;[^;]*' "$f" | sort -u | head -n 3 | tr '\n' '|')" \
