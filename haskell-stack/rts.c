@@ -649,8 +649,10 @@ bool rts__grab(pid_t pid, struct memimg *img, uint64_t addr, size_t len)
     if (!addr || len == 0)
         return false;
     memimg__note(img, addr, len); /* read ahead at this thread's next capture */
-    if (memimg__ptr(img, addr, len))
-        return true; /* already captured this tick (a shared Capability), or read ahead */
+    /* (Read at this stop already, or read ahead; not at another thread's,
+     * from another moment: a Capability, which every thread's view reads.) */
+    if (memimg__ptr_own(img, addr, len))
+        return true;
     p = memimg__add(img, addr, len);
     if (!p)
         return false;

@@ -50,6 +50,7 @@ void capture__begin(struct capture *c)
 {
     c->n = 0;
     c->pre.tid = 0;
+    c->pre_floor = 0;
     memimg__reset(&c->img);
 }
 
@@ -65,6 +66,11 @@ static struct thread_capture *start(struct capture *c, const struct tthread *th)
     tc->t_stop_ns = tracee__now_ns();
     tc->weight = 1 + th->owed;
     tc->first_note = c->img.nnotes;
+    /* (Its prefetch, if any, began its capture.) */
+    if (c->pre_floor != th->tid)
+        memimg__set_floor(&c->img, c->img.n);
+    c->pre_floor = 0;
+    tc->first_region = c->img.floor;
     return tc;
 }
 
@@ -80,7 +86,7 @@ static struct thread_capture *start(struct capture *c, const struct tthread *th)
 static bool add_range(struct capture *c, uint64_t a, size_t len, struct remote_req *req,
                       size_t *reg, size_t *n)
 {
-    if (memimg__ptr(&c->img, a, len))
+    if (memimg__ptr_own(&c->img, a, len))
         return true;
     uint8_t *p = memimg__add(&c->img, a, len);
     if (!p)
@@ -106,8 +112,8 @@ static bool add_ahead(struct capture *c, const struct tthread *th, struct remote
     for (size_t k = 0; k < th->nahead && room; k++) {
         uint64_t a = th->ahead[k].addr;
         size_t len = th->ahead[k].len;
-        if (memimg__ptr(&c->img, a, len))
-            continue; /* captured already this tick (a shared Capability) */
+        if (memimg__ptr_own(&c->img, a, len))
+            continue; /* captured already at this stop */
         uint64_t sp = th->last_rbp;
         bool grows = len >= 2 * AHEAD_SLACK || (sp >= a && sp - a < len);
         if (grows && a >= AHEAD_SLACK) {
@@ -176,6 +182,10 @@ void capture__prefetch(struct capture *c, pid_t pid, const struct tthread *th)
     struct capture_prefetch *p = &c->pre;
     p->tid = 0;
     p->n = 0;
+    if (c->pre_floor != th->tid) {
+        memimg__set_floor(&c->img, c->img.n);
+        c->pre_floor = th->tid;
+    }
     bool room = add_ahead(c, th, req, reg, &n);
     c->read_ahead += n;
     size_t first = n;

@@ -27,6 +27,9 @@ struct thread_capture {
                            * switch (capture__switched) */
     uint32_t weight;      /* ticks this capture stands for (see tthread.owed) */
     size_t first_note;    /* its first note in the image (memimg__note) */
+    size_t first_region;  /* its first region in the image (its prefetch's
+                           * included): a walk of an earlier thread sees none
+                           * from here on */
     uint64_t t_stop_ns;   /* when its stop was seen (waitpid returned it), or
                            * began (stop_switched) */
     bool stop_switched;   /* ... when it left its CPU (tracee__stop_began) */
@@ -60,6 +63,7 @@ struct capture {
     unsigned long short_stacks; /* stack copies that ended early (top of stack) */
     unsigned long read_ahead;   /* ranges read ahead with the stacks */
     struct capture_prefetch pre;
+    pid_t pre_floor; /* the thread capture__prefetch began a capture of */
     unsigned long pre_used;   /* stops whose C stack the prefetch had */
     unsigned long pre_missed; /* ... that read it again (the thread elsewhere) */
 };

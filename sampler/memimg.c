@@ -31,6 +31,7 @@ int memimg__init(struct memimg *m, size_t bytes, size_t regions)
     m->cap = regions;
     m->capent = capent;
     m->hint = SIZE_MAX;
+    m->limit = SIZE_MAX;
     return 0;
 }
 
@@ -53,6 +54,8 @@ void memimg__reset(struct memimg *m)
         memset(m->head, 0, MEMIMG_BUCKETS * sizeof *m->head);
     m->nent = 0;
     m->unindexed = false;
+    m->floor = 0;
+    m->limit = SIZE_MAX;
 }
 
 struct memimg_mark memimg__mark(const struct memimg *m)
@@ -75,6 +78,8 @@ void memimg__rewind(struct memimg *m, struct memimg_mark k)
     m->nnotes = k.nnotes;
     m->unindexed = k.unindexed;
     m->hint = SIZE_MAX;
+    if (m->floor > m->n)
+        m->floor = m->n;
 }
 
 /* Enter region i under each page it covers. */
@@ -148,34 +153,51 @@ static bool holds(const struct memimg_region *r, uint64_t addr, size_t len)
     return addr >= r->addr && addr - r->addr <= r->len && len <= r->len - (addr - r->addr);
 }
 
-const uint8_t *memimg__ptr(const struct memimg *m, uint64_t addr, size_t len)
+/* The newest region in [lo, the limit) that holds the range, or SIZE_MAX. */
+static size_t find(const struct memimg *m, uint64_t addr, size_t len, size_t lo)
 {
-    if (m->hint < m->n && holds(&m->reg[m->hint], addr, len)) {
-        const struct memimg_region *r = &m->reg[m->hint];
-        return m->buf + r->off + (addr - r->addr);
-    }
-    /* Newest first: a later capture of the same range is the fresher one.
-     * (The hint is a cache, not the image: lookups stay const.) */
+    size_t hi = m->limit < m->n ? m->limit : m->n;
     if (!m->unindexed && m->head) {
         uint64_t page = addr >> PAGE_SHIFT;
         for (uint32_t k = m->head[bucket(page)]; k; k = m->ent[k - 1].next) {
             const struct memimg_entry *e = &m->ent[k - 1];
-            const struct memimg_region *r = &m->reg[e->region];
-            if (e->page == page && e->region < m->n && holds(r, addr, len)) {
-                ((struct memimg *)m)->hint = e->region;
-                return m->buf + r->off + (addr - r->addr);
-            }
+            if (e->page == page && e->region >= lo && e->region < hi &&
+                holds(&m->reg[e->region], addr, len))
+                return e->region;
         }
+        return SIZE_MAX;
+    }
+    for (size_t i = hi; i-- > lo;)
+        if (holds(&m->reg[i], addr, len))
+            return i;
+    return SIZE_MAX;
+}
+
+const uint8_t *memimg__ptr(const struct memimg *m, uint64_t addr, size_t len)
+{
+    size_t i = m->hint;
+    if (i < m->n && i < m->limit && holds(&m->reg[i], addr, len))
+        return m->buf + m->reg[i].off + (addr - m->reg[i].addr);
+    /* Newest first: a later capture of the same range is the fresher one.
+     * (The hint is a cache, not the image: lookups stay const.) */
+    if ((i = find(m, addr, len, 0)) == SIZE_MAX)
         return NULL;
-    }
-    for (size_t i = m->n; i-- > 0;) {
-        const struct memimg_region *r = &m->reg[i];
-        if (holds(r, addr, len)) {
-            ((struct memimg *)m)->hint = i;
-            return m->buf + r->off + (addr - r->addr);
-        }
-    }
-    return NULL;
+    ((struct memimg *)m)->hint = i;
+    return m->buf + m->reg[i].off + (addr - m->reg[i].addr);
+}
+
+const uint8_t *memimg__ptr_own(const struct memimg *m, uint64_t addr, size_t len)
+{
+    size_t i = find(m, addr, len, m->floor);
+    return i == SIZE_MAX ? NULL : m->buf + m->reg[i].off + (addr - m->reg[i].addr);
+}
+
+void memimg__set_floor(struct memimg *m, size_t regions) { m->floor = regions; }
+
+void memimg__set_limit(struct memimg *m, size_t regions)
+{
+    m->limit = regions;
+    m->hint = SIZE_MAX;
 }
 
 int memimg__read(const struct memimg *m, uint64_t addr, void *out, size_t len)

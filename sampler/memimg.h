@@ -56,6 +56,14 @@ struct memimg {
     size_t nent, capent;
     bool unindexed; /* the index ran out of room: lookups scan every region
                      * (init sizes it so that it cannot; a guard) */
+    /* One tick's image holds the captures of threads stopped one after
+     * another, each while the others ran: a range two captures read (a
+     * Capability, which every thread's view reads) differs between them.
+     * A capture reuses only what was read during its own stop (regions
+     * from `floor` on: memimg__ptr_own); a walk sees only what was read
+     * up to the end of its thread's capture (regions below `limit`), the
+     * newest of it first. */
+    size_t floor, limit;
 };
 #define MEMIMG_BUCKET_BITS 10
 #define MEMIMG_BUCKETS (1u << MEMIMG_BUCKET_BITS)
@@ -96,6 +104,13 @@ int memimg__read_u64(const struct memimg *m, uint64_t addr, uint64_t *out);
  * (ranges read at two stops of one tick), the region the previous lookup
  * found wins if it holds all of them, else the newest. */
 const uint8_t *memimg__ptr(const struct memimg *m, uint64_t addr, size_t len);
+/* The same, from the regions added since memimg__set_floor only (those of
+ * the capture under way): NULL if only older ones hold the range. */
+const uint8_t *memimg__ptr_own(const struct memimg *m, uint64_t addr, size_t len);
+/* Where the capture under way began (a region count, memimg.n then). */
+void memimg__set_floor(struct memimg *m, size_t regions);
+/* Let lookups see the first `regions` regions only (SIZE_MAX: all). */
+void memimg__set_limit(struct memimg *m, size_t regions);
 
 /* Flatten to / restore from a byte string (for fuzzing corpora and tests):
  * "HSMI" u32 count, then per region u64 addr, u32 len, bytes. */

@@ -453,6 +453,8 @@ static void walk_captures(struct recorder *r)
     r->p.copied_threads += r->cap.n;
     for (size_t i = 0; i < r->cap.n; i++) {
         const struct thread_capture *tc = &r->cap.th[i];
+        /* (What the captures after it read is of later moments.) */
+        memimg__set_limit(&r->cap.img, i + 1 < r->cap.n ? r->cap.th[i + 1].first_region : SIZE_MAX);
         save_capture(r, tc);
         if (!tc->soft && !tc->sampled && !tc->switched) {
             r->p.stop_reads += tc->reads;
@@ -463,6 +465,7 @@ static void walk_captures(struct recorder *r)
         }
         walk_thread(r, tc);
     }
+    memimg__set_limit(&r->cap.img, SIZE_MAX);
     capture__begin(&r->cap);
 }
 

@@ -51,7 +51,32 @@ switching() { # SUITE CASE-PREFIX
         test "$(echo "${reads:-9} < 1.5" | bc -l)" = 1
 }
 
+# crowd.hs: one capability, 20 Haskell threads yielding all the time, and
+# an OS thread spinning in a safe call. hsspy stops one thread after another,
+# each while the others run, and every thread's capture reads the one
+# Capability: a capture reads it again at its own stop, and a walk sees the
+# copy of its own stop. (A copy read at another thread's stop, a few
+# microseconds earlier, named a TSO the capability ran then: the running
+# thread's walk took that TSO's chunk, "no Haskell stack pointer", a few
+# samples a second.)
+crowded() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2-crowd prog n all
+    prog=$(hs_build "$suite" crowd crowd.hs crowd_c.c -- -O1 -threaded -rtsopts) ||
+        { fail "$c-build" "ghc could not build crowd.hs"; return; }
+    hs_record "$suite" "$T/out" "$T/err" -q -F 999 -f report -o "$T/crowd.report" -- "$prog" 4 +RTS -N1 -RTS
+    check_status "$c-record" $? "$T/err"
+    check "$c-no-stale-state" "$(grep '^ *errors:' "$T/crowd.report")" \
+        lacks_line "$T/crowd.report" '^ *errors:.*(no Haskell stack pointer|RTS state unreadable)'
+    hs_record "$suite" "$T/out" "$T/err" -q -F 499 -o "$T/crowd.folded" -- "$prog" 3 +RTS -N1 -RTS
+    check_status "$c-record-folded" $? "$T/err"
+    n=$(count_matching "$T/crowd.folded" '^\[haskell\];(\[catch\];)?Main\.([$]w)?yielder(;|$| )')
+    all=$(count_matching "$T/crowd.folded" '^\[haskell\];')
+    check "$c-yielders" "$n of $all [haskell] samples are in Main.yielder: $(sort -t' ' -k2 -rn "$T/crowd.folded" | head -n 3 | cut -c1-200 | tr '\n' '|')" \
+        test "$all" -ge 100 -a "$n" -ge $((all * 9 / 10))
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     switching "$suite" "ghc-$(ghc_version "$suite")"
+    crowded "$suite" "ghc-$(ghc_version "$suite")"
 done

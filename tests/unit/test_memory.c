@@ -276,12 +276,28 @@ TEST(capture_read_ahead)
     CHECK_EQ_INT(w, 0x0101010101010101ull * (uint8_t)(3 * pg / 8));
     size_t regions = c.img.n;
 
-    /* A second thread with the same struct to read: captured already. */
+    /* A second thread with the same struct to read, captured at its own
+     * stop, while the struct changed (a Capability shared by threads
+     * stopped one after another): read again, not taken from the first
+     * thread's capture. Each thread's walk sees its own copy. */
     struct tthread th2 = th;
     th2.tid = 2;
     th2.nahead = 1;
+    memset(map + 16, 0x77, 8);
     capture__soft(&c, getpid(), &th2);
-    CHECK_EQ_INT(c.img.n, regions + 1); /* its stack only */
+    CHECK_EQ_INT(c.img.n, regions + 2); /* its stack and the struct */
+    CHECK(memimg__ptr_own(&c.img, base + 16, 32) != NULL);
+    CHECK_EQ_INT(c.th[1].first_region, regions);
+    memimg__set_limit(&c.img, c.th[1].first_region); /* the first thread's walk */
+    CHECK_EQ_INT(memimg__read(&c.img, base + 16, &w, 8), 0);
+    CHECK_EQ_INT(w, 0x0202020202020202ull);
+    memimg__set_limit(&c.img, SIZE_MAX); /* the second's */
+    CHECK_EQ_INT(memimg__read(&c.img, base + 16, &w, 8), 0);
+    CHECK_EQ_INT(w, 0x7777777777777777ull);
+    /* A limit before every copy of it: not captured, for that walk. */
+    memimg__set_limit(&c.img, 1); /* (the first thread's C stack only) */
+    CHECK(memimg__ptr(&c.img, base + 16, 32) == NULL);
+    memimg__set_limit(&c.img, SIZE_MAX);
     capture__free(&c);
     munmap(map, (size_t)pg);
     munmap(map + 2 * pg, (size_t)pg * 2);
