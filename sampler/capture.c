@@ -141,8 +141,8 @@ static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
                        struct thread_capture *tc, capture_guess_fn guess, void *ctx,
                        bool have_stack)
 {
-    struct remote_req req[1 + TT_READ_AHEAD + CAPTURE_GUESSES];
-    size_t reg[1 + TT_READ_AHEAD + CAPTURE_GUESSES], n = 0;
+    struct remote_req req[2 + TT_READ_AHEAD + CAPTURE_GUESSES];
+    size_t reg[2 + TT_READ_AHEAD + CAPTURE_GUESSES], n = 0;
     size_t want = stack_want(c, th);
     if (!have_stack) {
         uint8_t *buf = memimg__add(&c->img, tc->regs.rsp, want);
@@ -158,6 +158,12 @@ static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
     size_t ng = guess && room ? guess(ctx, &tc->regs, g, CAPTURE_GUESSES) : 0;
     for (size_t k = 0; k < ng && room; k++)
         room = add_range(c, g[k].addr, g[k].len, req, reg, &n);
+    /* The red zone below rsp: a function's epilogue pops a register its
+     * unwind information still says is saved there (glibc's, the RTS's:
+     * gcc writes no restore rule for a popped rbp), and a leaf may keep
+     * data there. (Last: if it is not mapped, only it is lost.) */
+    if (room && tc->regs.rsp >= CAPTURE_RED_ZONE)
+        add_range(c, tc->regs.rsp - CAPTURE_RED_ZONE, CAPTURE_RED_ZONE, req, reg, &n);
     remote__batch(pid, req, n);
     for (size_t i = 0; i < n; i++)
         memimg__set_len_at(&c->img, reg[i], req[i].got);

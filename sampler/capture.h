@@ -42,6 +42,9 @@ struct thread_capture {
  * were known: the ranges of th->ahead, then its C stack about where it was
  * at its last captures (one range each). */
 #define CAPTURE_PRE_AT 2
+/* The x86-64 ABI's red zone: bytes below rsp a function may use, read
+ * with a stopped thread's stack. */
+#define CAPTURE_RED_ZONE 128
 struct capture_prefetch {
     pid_t tid; /* 0: nothing prefetched */
     size_t n;

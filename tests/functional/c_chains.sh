@@ -82,3 +82,19 @@ check_status "renamed-exit-status" $? "$T/renamed.err"
 tid=$(sed -n 's/^worker //p' "$T/renamed.out")
 check "renamed-late" "the thread that named itself renamed-late: $(grep "^tid ${tid:-none} " "$T/renamed.folded" | cut -c1-120 | head -n 3 | tr '\n' '|')" \
     sh -c "grep -q '^tid $tid (renamed-late);.*;spin [0-9]*$' '$T/renamed.folded' && ! grep -q '^tid $tid (renamed);' '$T/renamed.folded'"
+
+# A function sampled in its epilogue, after it popped rbp (its unwind
+# information still says rbp is saved just below rsp), called from one whose
+# frame is found through rbp: every sample is under main;framed, popper's
+# included, with none in error.
+"$HSSPY" record -q -F 999 -d 1.5 -f report -o "$T/epilogue.report" -- "$W/epilogue" 2 >/dev/null 2>"$T/epilogue.err"
+check_status "epilogue-report-exit-status" $? "$T/epilogue.err"
+check "epilogue-no-errors" "$(grep '^ *errors:' "$T/epilogue.report")" \
+    grep -Eq '^ *errors: *0(;|$)' "$T/epilogue.report"
+"$HSSPY" record -q -F 999 -d 1.5 -o "$T/epilogue.folded" -- "$W/epilogue" 2 >/dev/null 2>"$T/epilogue.err"
+check_status "epilogue-exit-status" $? "$T/epilogue.err"
+framed=$(count_matching "$T/epilogue.folded" '^_start;__libc_start_main;__libc_start_call_main;main;framed(;popper|;other)? [0-9]+$')
+popper=$(count_matching "$T/epilogue.folded" ';main;framed;popper [0-9]+$')
+all=$(total_count "$T/epilogue.folded")
+check "epilogue-callers" "$framed of $all samples under main;framed, $popper in popper: $(sort -t' ' -k2 -rn "$T/epilogue.folded" | head -n 4 | tr '\n' '|')" \
+    test "$all" -ge 500 -a "$popper" -ge 100 -a "$((framed * 100))" -ge "$((all * 99))"

@@ -66,7 +66,7 @@ crowded() { # SUITE CASE-PREFIX
     hs_record "$suite" "$T/out" "$T/err" -q -F 999 -f report -o "$T/crowd.report" -- "$prog" 4 +RTS -N1 -RTS
     check_status "$c-record" $? "$T/err"
     check "$c-no-stale-state" "$(grep '^ *errors:' "$T/crowd.report")" \
-        lacks_line "$T/crowd.report" '^ *errors:.*(no Haskell stack pointer|RTS state unreadable)'
+        lacks_line "$T/crowd.report" '^ *errors:.*(no Haskell stack pointer|RTS state unreadable|C unwind failed)'
     hs_record "$suite" "$T/out" "$T/err" -q -F 499 -o "$T/crowd.folded" -- "$prog" 3 +RTS -N1 -RTS
     check_status "$c-record-folded" $? "$T/err"
     n=$(count_matching "$T/crowd.folded" '^\[haskell\];(\[catch\];)?Main\.([$]w)?yielder(;|$| )')

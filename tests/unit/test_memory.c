@@ -262,6 +262,10 @@ TEST(capture_read_ahead)
     capture__remember(&c, &th, &c.th[0]);
     CHECK_EQ_INT(th.nahead, 3);
 
+    /* The red zone below the stack pointer comes with the stack: an
+     * epilogue's popped register is still described as saved there. */
+    CHECK(memimg__ptr(&c.img, (uint64_t)(uintptr_t)&stackword - 128, 128) != NULL);
+
     /* Next capture: all of it arrives with the stack. */
     capture__begin(&c);
     capture__soft(&c, getpid(), &th);
@@ -285,7 +289,7 @@ TEST(capture_read_ahead)
     th2.nahead = 1;
     memset(map + 16, 0x77, 8);
     capture__soft(&c, getpid(), &th2);
-    CHECK_EQ_INT(c.img.n, regions + 2); /* its stack and the struct */
+    CHECK_EQ_INT(c.img.n, regions + 3); /* its stack, the red zone, the struct */
     CHECK(memimg__ptr_own(&c.img, base + 16, 32) != NULL);
     CHECK_EQ_INT(c.th[1].first_region, regions);
     memimg__set_limit(&c.img, c.th[1].first_region); /* the first thread's walk */

@@ -156,7 +156,7 @@ TEST(prefetched_stacks_kept_where_they_hold_and_dropped_where_not)
      * again at rsp. */
     calls = prefetched_capture(&c, child, sp, &regs, rsp - 2048, 0);
     if (c.pre_used != 2 || c.pre_missed != 1 || calls != 1 || c.th[0].stack_len != 4096 ||
-        !same_as_live(&c, child, rsp, 4096) || image_bytes(&c) != 4096 ||
+        !same_as_live(&c, child, rsp, 4096) || image_bytes(&c) != 4096 + CAPTURE_RED_ZONE ||
         memimg__ptr(&c.img, rsp - 2048 - CAPTURE_PRE_BELOW, 8)) {
         fail = "a stack pointer 2 KB above the last";
         goto out;
@@ -186,7 +186,8 @@ TEST(prefetched_stacks_kept_where_they_hold_and_dropped_where_not)
         goto out;
     /* Near neither: both dropped. */
     calls = prefetched_capture(&c, child, sp, &regs, rsp + 65536, rsp - 65536);
-    if (c.pre_used != 3 || c.pre_missed != 2 || calls != 1 || image_bytes(&c) != 4096 ||
+    if (c.pre_used != 3 || c.pre_missed != 2 || calls != 1 ||
+        image_bytes(&c) != 4096 + CAPTURE_RED_ZONE ||
         !same_as_live(&c, child, rsp, 4096)) {
         fail = "a stack pointer near neither";
         goto out;
