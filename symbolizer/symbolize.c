@@ -110,6 +110,15 @@ static int ccs_name(struct modset *ms, const struct raw_frame *f, struct frame_s
     return out->name && out->object ? 0 : -ENOMEM;
 }
 
+/* An update frame's name is its thunk's code's, marked so. */
+static void thunk_suffix(const struct raw_frame *f, char *buf, size_t size)
+{
+    if (f->kind == FK_HS_UPDATE) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, size - l, " (thunk)");
+    }
+}
+
 int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_sym *out)
 {
     const char *fixed = fixed_name((enum frame_kind)f->kind);
@@ -155,33 +164,18 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
         const struct sym *near = module__symbol_nearest(m, addr);
         const struct sym *next = module__symbol_next(m, addr);
         struct zdecoded z;
-        if (near && zdecode__symbol(near->name, &z) && near->size == 0) {
+        bool near_hs = near && zdecode__symbol(near->name, &z);
+        if (near_hs && near->size == 0) {
             s = near;
-        } else if (near && zdecode__symbol(near->name, &z)) {
-            snprintf(buf, sizeof buf, "%s.<local>", z.module);
-            local = true;
-            s = NULL;
-        } else if (next && zdecode__symbol(next->name, &z)) {
+        } else if (near_hs || (next && zdecode__symbol(next->name, &z))) {
             snprintf(buf, sizeof buf, "%s.<local>", z.module);
             local = true;
             s = NULL;
         }
     }
-    if (m->is_haskell && module__haskell_function(m, addr, buf, sizeof buf)) {
-        /* -g: DWARF knows the binding even for code without a symbol. */
-        out->name = strdup(buf);
-        out->lang = LANG_HASKELL;
-        if (f->kind == FK_HS_UPDATE) {
-            size_t l = strlen(buf);
-            snprintf(buf + l, sizeof buf - l, " (thunk)");
-            free(out->name);
-            out->name = strdup(buf);
-        }
-    } else if (local) {
-        if (f->kind == FK_HS_UPDATE) {
-            size_t l = strlen(buf);
-            snprintf(buf + l, sizeof buf - l, " (thunk)");
-        }
+    if ((m->is_haskell && module__haskell_function(m, addr, buf, sizeof buf)) || local) {
+        /* (-g: DWARF knows the binding even for code without a symbol.) */
+        thunk_suffix(f, buf, sizeof buf);
         out->name = strdup(buf);
         out->lang = LANG_HASKELL;
     } else if (!s) {
@@ -208,10 +202,7 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
             out->lang = is_rts_symbol(s->name) ? LANG_RTS : LANG_C;
         }
         out->symbol = strdup(s->name);
-        if (f->kind == FK_HS_UPDATE) {
-            size_t l = strlen(buf);
-            snprintf(buf + l, sizeof buf - l, " (thunk)");
-        }
+        thunk_suffix(f, buf, sizeof buf);
         out->name = strdup(buf);
     }
     const char *file;
