@@ -236,6 +236,10 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     int ti = thread_index(r, th, tc->tid);
     bool walked = false;
     bool clean = false; /* the runtime says idle, and the walk had no error */
+    bool failed = false; /* the walk ended in an error */
+    /* (Errors are counted in samples: a capture that stands for ticks the
+     * thread took to stop counts for each, as its sample does.) */
+    uint32_t weight = tc->weight ? tc->weight : 1;
 
     if (ti < 0)
         return;
@@ -247,7 +251,7 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
 
     if (tc->err) {
         r->frames[n++] = (struct raw_frame){WE_NO_REGS, FK_INVALID, 0};
-        r->p.errors[WE_NO_REGS]++;
+        r->p.errors[WE_NO_REGS] += weight;
         if (idle_state(tc->state))
             s.flags |= SAMPLE_IDLE;
     } else if (r->rts.usable) {
@@ -260,10 +264,11 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         ur = hs.ur;
         walked = true;
         if (hs.c_error)
-            r->p.errors[WE_C_UNWIND]++;
+            r->p.errors[WE_C_UNWIND] += weight;
         if (hs.err != WE_NONE)
-            r->p.errors[hs.err]++;
-        clean = !hs.c_error && hs.err == WE_NONE && !ur.missing_regs && hs.tag == TAG_IDLE;
+            r->p.errors[hs.err] += weight;
+        failed = hs.c_error || hs.err != WE_NONE;
+        clean = !failed && !ur.missing_regs && hs.tag == TAG_IDLE;
         s.tag = (uint8_t)hs.tag;
         s.role = (uint8_t)hs.role;
         s.cap = (int16_t)hs.cap;
@@ -286,7 +291,8 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
             n = ur.n;
             walked = true;
             if (ur.error)
-                r->p.errors[WE_C_UNWIND]++;
+                r->p.errors[WE_C_UNWIND] += weight;
+            failed = ur.error;
             if (ur.reached_haskell && n < MAX_FRAMES)
                 r->frames[n++] =
                     (struct raw_frame){ur.hs_pc, ur.hs_is_leaf ? FK_PC : FK_RET, 0};
@@ -303,14 +309,19 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     if (stack < 0)
         return;
     s.stack = (uint32_t)stack;
-    for (uint32_t w = 0; w < (tc->weight ? tc->weight : 1); w++)
+    for (uint32_t w = 0; w < weight; w++)
         profile__add(&r->p, &s);
     struct kept *k = kept_of(r, ti);
     if (!k || !th)
         return;
     /* An idle sample taken without --idle and without a walk has no stack:
-     * not worth repeating for a thread that wakes up busy. */
-    bool complete = !tc->err && (walked || (s.flags & SAMPLE_IDLE));
+     * not worth repeating for a thread that wakes up busy. Nor is a walk
+     * that failed: what it failed on may be gone by the next tick, when a
+     * thread that has not run would repeat it (a thread asleep in a safe
+     * call while a compacting collection moves its stack: its error, once
+     * counted, then its [invalid] sample for as long as it slept). Left
+     * unsettled, it is read again. */
+    bool complete = !tc->err && !failed && (walked || (s.flags & SAMPLE_IDLE));
     k->last = (struct last_sample){complete && walked, s.stack, s.tag, s.role, s.cap};
     if (tc->soft && complete && walked && clean && (s.flags & SAMPLE_IDLE))
         keep_idle(k, tc->where, k->last);
