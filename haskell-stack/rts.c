@@ -102,6 +102,7 @@ enum wanted_sym {
     S_StgReturn,
     S_StgRun,
     S_resumeThread,
+    S_all_tasks,
     S__COUNT
 };
 
@@ -110,7 +111,7 @@ static const char *const wanted_names[S__COUNT] = {
     "my_task", "stg_TSO_info", "stg_STACK_info",
     "stg_stack_underflow_frame_info", "stg_stop_thread_info", "CCS_MAIN",
     "printStackChunk", "generations", "oldest_gen", "stg_END_TSO_QUEUE_closure",
-    "StgReturn", "StgRun", "resumeThread",
+    "StgReturn", "StgRun", "resumeThread", "all_tasks",
 };
 
 /* C functions whose presence on a C stack means the thread is collecting
@@ -582,6 +583,9 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
         r->oldest_gen = sc.found[S_oldest_gen].st_value + bias;
         r->end_tso_queue = sc.found[S_end_tso_queue].st_value + bias;
     }
+    if (sc.have[S_all_tasks])
+        r->all_tasks = sc.found[S_all_tasks].st_value + bias;
+    r->pthread_tid_off = -1;
     r->my_task_is_tls = r->threaded;
     if (r->threaded) {
         if (!tls_offset(m, sc.found[S_my_task].st_value, &r->my_task_tls_off)) {
@@ -603,6 +607,60 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     r->pending = true;
     r->pending_since_ns = now_ns();
     return 0;
+}
+
+/* Where glibc keeps a thread's kernel id in its struct pthread: the
+ * descriptor it exports for debuggers (libthread_db), {bits, count,
+ * offset}, in libc (libpthread before glibc 2.34, the executable if linked
+ * statically). Looked for again only when new modules were mapped. */
+static void find_pthread_tid(struct rts *r)
+{
+    if (r->pthread_tid_off > 0 || (r->pthread_tid_gen && r->pthread_tid_gen == r->ms->refreshes))
+        return;
+    r->pthread_tid_gen = r->ms->refreshes ? r->ms->refreshes : 1;
+    for (size_t i = 0; i < r->ms->nmods; i++) {
+        struct module *m = r->ms->mods[i];
+        GElf_Sym s;
+        uint32_t d[3];
+        if (!m->name || (strncmp(m->name, "libc.so", 7) != 0 &&
+                         strncmp(m->name, "libpthread.so", 13) != 0 && m != r->ms->main))
+            continue;
+        if (module__find_symbol(m, "_thread_db_pthread_tid", &s) && s.st_size == sizeof d &&
+            module__read(m, s.st_value + (uint64_t)m->bias, d, sizeof d) == 0 && d[0] == 32 &&
+            d[1] == 1 && d[2] > 0 && d[2] < 4096 && d[2] % 4 == 0) {
+            r->pthread_tid_off = (int32_t)d[2];
+            return;
+        }
+    }
+}
+
+/* Tasks looked at, at most: a list that does not end is not followed on. */
+#define MAX_TASKS 4096
+
+size_t rts__thread_pointers(struct rts *r, struct rts_thread_pointer *out, size_t max)
+{
+    if (!r->usable || !r->my_task_is_tls || !r->all_tasks || !max)
+        return 0;
+    find_pthread_tid(r);
+    if (r->pthread_tid_off <= 0)
+        return 0;
+    const struct rts_layout *L = r->L;
+    uint64_t task;
+    size_t n = 0;
+    if (!read_word(r->pid, r->all_tasks, &task))
+        return 0;
+    for (int k = 0; task && !(task & 7) && k < MAX_TASKS && n < max; k++) {
+        uint64_t id, next;
+        if (!read_field(r->pid, task, L->task.id, &id) ||
+            !read_field(r->pid, task, L->task.all_next, &next))
+            break;
+        uint32_t tid = 0;
+        if (id && !(id & 7) && remote__read(r->pid, id + (uint64_t)r->pthread_tid_off, &tid, 4) == 0 &&
+            tid > 0 && tid <= INT32_MAX)
+            out[n++] = (struct rts_thread_pointer){(pid_t)tid, id};
+        task = next;
+    }
+    return n;
 }
 
 void rts__poll(struct rts *r)

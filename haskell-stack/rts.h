@@ -71,6 +71,12 @@ struct rts {
                           * first add to rsp; 0: unknown) */
     /* every Haskell thread is on one generation's thread list (0: unknown) */
     uint64_t generations, oldest_gen, end_tso_queue;
+    uint64_t all_tasks; /* the list of every Task (0: no symbol) */
+    /* Where glibc keeps a thread's kernel id in its struct pthread (the
+     * thread pointer), as it tells debuggers (_thread_db_pthread_tid): -1
+     * not known (yet: looked for again when new modules are mapped). */
+    int32_t pthread_tid_off;
+    unsigned long pthread_tid_gen; /* the modset's refreshes when last looked for */
 
     /* code the tag is decided by */
     struct code_ranges gc;      /* GarbageCollect, gcWorkerThread, ... */
@@ -112,6 +118,20 @@ struct rts {
  * r->pending that the RTS has not started yet (a program just launched):
  * call rts__poll until it has. */
 int rts__attach(struct rts *r, struct modset *ms, pid_t pid);
+
+/* The thread pointer (fs_base) of each OS thread a Task of the threaded
+ * runtime runs on, read from its list of Tasks: a Task's id is its
+ * thread's pthread_t, which on x86_64 glibc is the thread pointer, and in
+ * it, where glibc says, the thread's kernel id. For a thread never stopped
+ * (blocked since hsspy attached in a call a stop would break), whose
+ * registers give no thread pointer, and without one no Task to read.
+ * Fills up to max pairs; returns how many (0: none, or not known here).
+ * Reads the target's memory: call while capturing. */
+struct rts_thread_pointer {
+    pid_t tid;
+    uint64_t fs_base;
+};
+size_t rts__thread_pointers(struct rts *r, struct rts_thread_pointer *out, size_t max);
 
 /* While pending: has the RTS started (n_capabilities > 0)? Validates it
  * then (a capability caught changing hands is looked at again next time, up

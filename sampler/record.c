@@ -97,6 +97,7 @@ struct recorder {
      * switches, where allowed (root, CAP_PERFMON, perf_event_paranoid <=
      * 0); else a ring per thread. */
     struct psample_set sws;
+    uint64_t tp_looked_ns; /* when learn_thread_pointers last read the Tasks */
 };
 
 /* xorshift: jitter needs no quality, only independence from the target. */
@@ -581,6 +582,29 @@ static void capture_sampled(struct recorder *r)
     }
 }
 
+/* A thread's thread pointer (fs_base) comes with the registers of a stop;
+ * one never stopped (blocked since hsspy attached in a call a stop would
+ * break: epoll_wait, semop, sigtimedwait) has none, and without it no Task
+ * to read: a safe call blocked there would be its pc alone, tagged idle.
+ * The runtime's Tasks tell it (rts__thread_pointers), read at most once a
+ * second, and only while some thread lacks one. */
+static void learn_thread_pointers(struct recorder *r, uint64_t now)
+{
+    struct rts_thread_pointer tp[256];
+    bool lacking = false;
+    for (size_t i = 0; i < r->t.n && !lacking; i++)
+        lacking = r->t.th[i].run == TT_RUNNING && !r->t.th[i].fs_base;
+    if (!lacking || !r->rts.usable || (r->tp_looked_ns && now - r->tp_looked_ns < 1000000000u))
+        return;
+    r->tp_looked_ns = now;
+    size_t n = rts__thread_pointers(&r->rts, tp, sizeof tp / sizeof *tp);
+    for (size_t k = 0; k < n; k++) {
+        struct tthread *th = tracee__find(&r->t, tp[k].tid);
+        if (th && th->run == TT_RUNNING && !th->fs_base)
+            th->fs_base = tp[k].fs_base;
+    }
+}
+
 static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t quiet_ns)
 {
     /* Threads that stopped after the last tick was over. */
@@ -599,6 +623,7 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
     /* Until the runtime's layout is validated, a GHC thread's registers
      * are all there is to go on. */
     r->t.sample_blocked = !r->rts.pending;
+    learn_thread_pointers(r, start);
     tracee__look(&r->t, true);
     int asked = capture_preempted(r);
     asked += tracee__send(&r->t);
@@ -674,6 +699,7 @@ static void snapshot(struct recorder *r)
     tracee__on_stop(&r->t, NULL, NULL); /* hold each thread once stopped */
     /* (Every thread stopped, but for those in calls a stop would break.) */
     r->t.sample_blocked = false;
+    learn_thread_pointers(r, r->cap.t_ns);
     tracee__interrupt(&r->t, false);
     capture_blocked(r);
     tracee__collect(&r->t, tracee__now_ns() + 1000000000u, 1000000000u, &sig);

@@ -3,10 +3,14 @@
 # since the last one. In a safe call it is sampled without a stop (its Sp
 # is in its suspended TSO); in an unsafe call its Sp is in a register only
 # a stop gives, so hsspy stops it after all, and from then on stops it
-# there without trying to copy it first. Either way its samples show
-# the Haskell functions above the C ones, tagged as the call is, and the
-# report counts which way they were taken, and what each sample copied of
-# the program's memory. For every GHC version here.
+# there without trying to copy it first. A safe call that waits in
+# epoll_wait, which a stop would break, is never stopped at all, not even
+# at hsspy's first tick: its thread pointer, which only a stop's registers
+# give, is found from the runtime's Tasks, and with it the Task and the
+# suspended TSO. Either way its samples show the Haskell functions above
+# the C ones, tagged as the call is, and the report counts which way they
+# were taken, and what each sample copied of the program's memory. For
+# every GHC version here.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -28,11 +32,12 @@ nap() { # SUITE CASE-PREFIX MODE
     local ticks tag n all
     ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$T/report" | head -n1)
     grep "^tid $HS_PID " "$T/folded" >"$T/main"
-    tag=safe-ffi
+    tag=safe-ffi c_frames='nap_c;nap_sleep;'
     [ "$mode" = unsafe ] && tag=unsafe-ffi
-    n=$(count_matching "$T/main" "^tid [0-9]+ \([^)]*\);\[$tag\];.*;Main\.([\$]w)?middle[0-9]*;Main\.([\$]w)?inner[0-9]*;nap_c;nap_sleep;")
+    [ "$mode" = epoll ] && c_frames='nap_epoll;nap_wait;[^;]*epoll_wait'
+    n=$(count_matching "$T/main" "^tid [0-9]+ \([^)]*\);\[$tag\];.*;Main\.([\$]w)?middle[0-9]*;Main\.([\$]w)?inner[0-9]*;$c_frames")
     all=$(total_count "$T/main")
-    check "$c-stack" "$n of the napping thread's $all samples ($ticks ticks) are [$tag] in Main.middle;Main.inner;nap_c;nap_sleep: $(sort -t' ' -k2 -rn "$T/main" | head -n 3 | cut -c1-300 | tr '\n' '|')" \
+    check "$c-stack" "$n of the napping thread's $all samples ($ticks ticks) are [$tag] in Main.middle;Main.inner;$c_frames: $(sort -t' ' -k2 -rn "$T/main" | head -n 3 | cut -c1-300 | tr '\n' '|')" \
         test "${ticks:-0}" -ge 100 -a "$all" -ge $((ticks * 9 / 10)) -a "$n" -ge $((all * 9 / 10))
     local line soft refused
     line=$(grep '^ *blocked:' "$T/report")
@@ -41,6 +46,8 @@ nap() { # SUITE CASE-PREFIX MODE
     if [ "$mode" = safe ]; then
         check "$c-not-stopped" "${soft:-no} samples taken without a stop over $ticks ticks: $line" \
             test "${soft:-0}" -ge $((ticks * 7 / 10))
+    elif [ "$mode" = epoll ]; then
+        : # (it does not run between two ticks: its samples repeat the first)
     else
         # (the first try of each pc it blocks at is refused; later ones are
         # not tried: soft samples are only the other threads')
@@ -63,4 +70,5 @@ for suite in $GHC_TARGETS; do
     v=$(ghc_version "$suite")
     nap "$suite" "ghc-$v" safe
     nap "$suite" "ghc-$v" unsafe
+    nap "$suite" "ghc-$v" epoll
 done
