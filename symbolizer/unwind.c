@@ -328,6 +328,354 @@ bool unwind__stg_return(const uint8_t *code, size_t len, uint64_t base,
     return false;
 }
 
+/* One instruction of hand-written assembly, as far as a frame is
+ * concerned. */
+enum insn_kind {
+    IK_OTHER,   /* leaves rsp alone */
+    IK_PUSH,    /* push %reg (reg), or push $imm (reg -1) */
+    IK_POP,     /* pop %reg */
+    IK_SUB_RSP, /* sub $imm,%rsp */
+    IK_ADD_RSP, /* add $imm,%rsp */
+    IK_RET,
+    IK_BRANCH, /* jcc, jmp, call: the frame is the same after */
+    IK_RSP,    /* moves rsp some other way (leave, mov/lea/and to rsp...) */
+};
+struct insn {
+    enum insn_kind kind;
+    int reg;
+    int64_t imm;
+};
+
+/* The length of a ModRM operand (the ModRM byte, SIB, displacement) at b,
+ * or 0 if cut short. */
+static size_t modrm_len(const uint8_t *b, size_t left)
+{
+    if (left < 1)
+        return 0;
+    int mod = b[0] >> 6, rm = b[0] & 7;
+    size_t n = 1;
+    if (mod != 3 && rm == 4) {
+        if (left < 2)
+            return 0;
+        n = 2;
+        if (mod == 0 && (b[1] & 7) == 5)
+            n += 4;
+    } else if (mod == 0 && rm == 5) {
+        n += 4; /* rip-relative */
+    }
+    if (mod == 1)
+        n += 1;
+    else if (mod == 2)
+        n += 4;
+    return n <= left ? n : 0;
+}
+
+static int64_t imm_at(const uint8_t *b, size_t size)
+{
+    if (size == 1)
+        return (int8_t)b[0];
+    if (size == 2)
+        return (int16_t)((uint16_t)b[0] | (uint16_t)b[1] << 8);
+    return (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                     (uint32_t)b[3] << 24);
+}
+
+/* The length of the instruction at b and what it does to rsp: the integer
+ * and SSE instructions of hand-written x86-64 assembly such as GMP's, and
+ * VEX ones (mulx); 0 for any other form, or one cut short. */
+static size_t insn_decode(const uint8_t *b, size_t left, struct insn *in)
+{
+    size_t i = 0;
+    bool opsize = false;
+    uint8_t rex = 0;
+    in->kind = IK_OTHER;
+    in->reg = -1;
+    in->imm = 0;
+    while (i < left && i < 4 &&
+           (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf2 || b[i] == 0xf3 || b[i] == 0x2e ||
+            b[i] == 0x3e))
+        opsize |= b[i++] == 0x66;
+    if (i < left && (b[i] & 0xf0) == 0x40)
+        rex = b[i++];
+    if (i >= left)
+        return 0;
+    uint8_t op = b[i++];
+    bool w = rex & 8;
+    size_t immz = opsize ? 2 : 4, m, imm = 0;
+    const uint8_t *mr = b + i;
+    if (op == 0xc4 || op == 0xc5) { /* VEX: map, opcode, ModRM */
+        if (rex || i + (op == 0xc4 ? 2u : 1u) >= left)
+            return 0;
+        int map = op == 0xc5 ? 1 : (b[i] & 0x1f);
+        i += op == 0xc4 ? 2 : 1;
+        uint8_t vop = b[i++];
+        if (map < 1 || map > 3 || !(m = modrm_len(b + i, left - i)))
+            return 0;
+        imm = map == 3 || (map == 1 && ((vop >= 0x70 && vop <= 0x73) || vop == 0xc2 ||
+                                        (vop >= 0xc4 && vop <= 0xc6)));
+        return i + m + imm <= left ? i + m + imm : 0;
+    }
+    if (op == 0x0f) {
+        if (i >= left)
+            return 0;
+        uint8_t op2 = b[i++];
+        mr = b + i;
+        if (op2 >= 0x80 && op2 <= 0x8f) { /* jcc rel32 */
+            in->kind = IK_BRANCH;
+            return i + 4 <= left ? i + 4 : 0;
+        }
+        if (op2 == 0x05 || op2 == 0x0b || op2 == 0xa2 || (op2 >= 0xc8 && op2 <= 0xcf) ||
+            op2 == 0x31)
+            return i; /* syscall, ud2, cpuid, bswap, rdtsc */
+        if (op2 == 0x38 || op2 == 0x3a) {
+            if (i >= left)
+                return 0;
+            i++;
+            imm = op2 == 0x3a;
+        } else if (op2 == 0x70 || op2 == 0x71 || op2 == 0x72 || op2 == 0x73 || op2 == 0xa4 ||
+                   op2 == 0xac || op2 == 0xba || op2 == 0xc2 || op2 == 0xc4 || op2 == 0xc5 ||
+                   op2 == 0xc6) {
+            imm = 1;
+        } else if (!((op2 >= 0x10 && op2 <= 0x17) || op2 == 0x18 || op2 == 0x1e || op2 == 0x1f ||
+                     (op2 >= 0x28 && op2 <= 0x2f) || (op2 >= 0x40 && op2 <= 0x7f) ||
+                     (op2 >= 0x90 && op2 <= 0x9f) || op2 == 0xa3 || op2 == 0xa5 ||
+                     op2 == 0xab || op2 == 0xad || op2 == 0xaf || op2 == 0xb0 || op2 == 0xb1 ||
+                     op2 == 0xb3 || (op2 >= 0xb6 && op2 <= 0xbf) || op2 == 0xc0 || op2 == 0xc1 ||
+                     op2 == 0xc3 || op2 >= 0xd0)) {
+            return 0;
+        }
+        if (!(m = modrm_len(b + i, left - i)))
+            return 0;
+        return i + m + imm <= left ? i + m + imm : 0;
+    }
+    if (op >= 0x50 && op <= 0x57) {
+        in->kind = IK_PUSH;
+        in->reg = (op & 7) + (rex & 1 ? 8 : 0);
+        if (in->reg == 4)
+            in->kind = IK_RSP;
+        return i;
+    }
+    if (op >= 0x58 && op <= 0x5f) {
+        in->kind = IK_POP;
+        in->reg = (op & 7) + (rex & 1 ? 8 : 0);
+        if (in->reg == 4)
+            in->kind = IK_RSP;
+        return i;
+    }
+    if (op >= 0x70 && op <= 0x7f) {
+        in->kind = IK_BRANCH;
+        return i + 1 <= left ? i + 1 : 0;
+    }
+    switch (op) {
+    case 0xc3:
+        in->kind = IK_RET;
+        return i;
+    case 0xc2:
+        in->kind = IK_RET;
+        return i + 2 <= left ? i + 2 : 0;
+    case 0xe8:
+    case 0xe9:
+        in->kind = IK_BRANCH;
+        return i + 4 <= left ? i + 4 : 0;
+    case 0xeb:
+        in->kind = IK_BRANCH;
+        return i + 1 <= left ? i + 1 : 0;
+    case 0x68:
+    case 0x6a:
+        in->kind = IK_PUSH; /* (a slot, no register) */
+        imm = op == 0x68 ? 4 : 1;
+        return i + imm <= left ? i + imm : 0;
+    case 0xc9:
+        in->kind = IK_RSP; /* leave */
+        return i;
+    case 0x90: case 0x91: case 0x92: case 0x93: case 0x95: case 0x96: case 0x97:
+    case 0x98: case 0x99: case 0xcc: case 0xf5: case 0xf8: case 0xf9: case 0xfc:
+        return i; /* nop, xchg %rax, cdqe, cqo, int3, cmc, clc, stc, cld */
+    case 0xa8:
+        return i + 1 <= left ? i + 1 : 0;
+    case 0xa9:
+        return i + immz <= left ? i + immz : 0;
+    default:
+        break;
+    }
+    if (op >= 0xb0 && op <= 0xb7)
+        return i + 1 <= left ? i + 1 : 0;
+    if (op >= 0xb8 && op <= 0xbf) {
+        size_t z = w ? 8 : immz;
+        return i + z <= left ? i + z : 0;
+    }
+    if (op < 0x40 && (op & 7) == 4)
+        return i + 1 <= left ? i + 1 : 0; /* ALU al, imm8 */
+    if (op < 0x40 && (op & 7) == 5)
+        return i + immz <= left ? i + immz : 0; /* ALU eax, imm32 */
+    bool has_modrm = (op < 0x40 && (op & 7) < 4) || op == 0x63 || op == 0x69 || op == 0x6b ||
+                     (op >= 0x80 && op <= 0x8f) || op == 0xc0 || op == 0xc1 || op == 0xc6 ||
+                     op == 0xc7 || (op >= 0xd0 && op <= 0xd3) || op == 0xf6 || op == 0xf7 ||
+                     op == 0xfe || op == 0xff;
+    if (!has_modrm || op == 0x82 || !(m = modrm_len(mr, left - i)))
+        return 0;
+    int mod = mr[0] >> 6, reg = (mr[0] >> 3) & 7, rm = mr[0] & 7;
+    bool rsp_rm = mod == 3 && rm == 4 && !(rex & 1); /* the operand is %rsp itself */
+    if (op == 0x80 || op == 0x83 || op == 0x6b || op == 0xc0 || op == 0xc1 || op == 0xc6)
+        imm = 1;
+    else if (op == 0x81 || op == 0x69 || op == 0xc7)
+        imm = immz;
+    else if (op == 0xf6 && reg < 2)
+        imm = 1;
+    else if (op == 0xf7 && reg < 2)
+        imm = immz;
+    if (i + m + imm > left)
+        return 0;
+    if ((op == 0x81 || op == 0x83) && rsp_rm && w) {
+        int64_t v = imm_at(mr + m, imm);
+        if (reg == 5) { /* sub */
+            in->kind = IK_SUB_RSP;
+            in->imm = v;
+        } else if (reg == 0) { /* add */
+            in->kind = IK_ADD_RSP;
+            in->imm = v;
+        } else if (reg != 7) {
+            in->kind = IK_RSP; /* and, or...: an alignment */
+        }
+    } else if (op == 0xff && (reg == 2 || reg == 3 || reg == 4 || reg == 5)) {
+        in->kind = IK_BRANCH; /* call, jmp indirect */
+    } else if (op == 0xff && reg == 6) {
+        in->kind = IK_PUSH; /* push r/m: a slot */
+    } else if (op == 0x8f) {
+        in->kind = IK_RSP; /* pop r/m */
+    } else if ((op == 0x8b || op == 0x8d) && reg == 4 && !(rex & 4)) {
+        in->kind = IK_RSP; /* mov/lea to %rsp */
+    } else if ((op == 0x89 || (op < 0x40 && (op & 7) < 2 && (op >> 3) != 7) ||
+                ((op == 0xc1 || op == 0xd1 || op == 0xd3 || op == 0xf7 || op == 0xff) &&
+                 reg != 0 && reg != 1 && op != 0xf7)) &&
+               rsp_rm) {
+        in->kind = IK_RSP; /* anything else written to %rsp */
+    }
+    return i + m + imm;
+}
+
+/* Is the instruction at b one insn_decode knows, cut short by the end of
+ * the bytes at hand (left)? */
+static bool insn_cut(const uint8_t *b, size_t left)
+{
+    uint8_t pad[32] = {0};
+    struct insn tmp;
+    if (left >= 16)
+        return false;
+    memcpy(pad, b, left);
+    return insn_decode(pad, sizeof pad, &tmp) > left;
+}
+
+bool unwind__asm_caller(const uint8_t *entry, size_t entry_len, uint64_t start,
+                        const uint8_t *at_pc, size_t pc_len, const struct user_regs_struct *in,
+                        unwind_read_fn read, void *ctx, struct user_regs_struct *out)
+{
+    uint64_t ra, v;
+    struct insn ins;
+    size_t n;
+    *out = *in;
+    /* In an epilogue: run it (an add to rsp, pops, ret). */
+    for (size_t i = 0; i < pc_len && (n = insn_decode(at_pc + i, pc_len - i, &ins)) != 0;
+         i += n) {
+        if (ins.kind == IK_RET) {
+            if (read(ctx, out->rsp, &ra) < 0)
+                return false;
+            out->rip = ra;
+            out->rsp += 8;
+            return true;
+        }
+        if (ins.kind == IK_ADD_RSP && ins.imm >= 0 && i == 0) {
+            out->rsp += (uint64_t)ins.imm;
+        } else if (ins.kind == IK_POP && callee_saved(out, ins.reg)) {
+            if (read(ctx, out->rsp, &v) < 0)
+                return false;
+            *callee_saved(out, ins.reg) = v;
+            out->rsp += 8;
+        } else {
+            break;
+        }
+    }
+    /* Else undo what the code from the entry to the pc did to rsp, in
+     * straight-line order: its pushes and subtractions, less the pops and
+     * additions that undo them (registers saved around a call). A ret ends
+     * a path the pc is not on: the frame is as it was before the pops and
+     * additions that led to it. A pc past the bytes read: the frame as
+     * they leave it (the body keeps rsp still). */
+    *out = *in;
+    if (in->rip < start)
+        return false;
+    uint64_t off = in->rip - start, down = 0, before_down = 0;
+    int pushed[32];
+    uint64_t at[32]; /* where pushed[k] went: this far below the entry's rsp */
+    int npushed = 0, before_npushed = 0;
+    for (size_t i = 0; i < entry_len && i < off; i += n) {
+        if (!(n = insn_decode(entry + i, entry_len - i, &ins))) {
+            if (insn_cut(entry + i, entry_len - i))
+                break; /* (cut short by the end of what was read) */
+            return false;
+        }
+        if (ins.kind != IK_POP && ins.kind != IK_ADD_RSP && ins.kind != IK_RET) {
+            before_down = down; /* (updated below for pushes and subs) */
+            before_npushed = npushed;
+        }
+        switch (ins.kind) {
+        case IK_PUSH:
+            if (npushed == 32)
+                return false;
+            down += 8;
+            pushed[npushed] = ins.reg;
+            at[npushed++] = down;
+            break;
+        case IK_SUB_RSP:
+            if (ins.imm <= 0 || ins.imm >= (1 << 20))
+                return false;
+            down += (uint64_t)ins.imm;
+            break;
+        case IK_POP:
+            if (npushed == 0 || down != at[npushed - 1])
+                return false;
+            npushed--;
+            down -= 8;
+            break;
+        case IK_ADD_RSP:
+            if (ins.imm <= 0 || (uint64_t)ins.imm > down ||
+                (npushed > 0 && down - (uint64_t)ins.imm < at[npushed - 1]))
+                return false;
+            down -= (uint64_t)ins.imm;
+            break;
+        case IK_RET:
+            if (down != 0)
+                return false; /* (a ret with a frame: not a path's end) */
+            down = before_down;
+            npushed = before_npushed;
+            break;
+        case IK_RSP:
+            return false;
+        case IK_OTHER:
+        case IK_BRANCH:
+            break;
+        }
+        if (ins.kind == IK_PUSH || ins.kind == IK_SUB_RSP) {
+            before_down = down;
+            before_npushed = npushed;
+        }
+    }
+    uint64_t entry_rsp = in->rsp + down;
+    for (int k = 0; k < npushed; k++) {
+        unsigned long long *dst = pushed[k] >= 0 ? callee_saved(out, pushed[k]) : NULL;
+        if (!dst)
+            continue; /* (a caller-saved register, or a slot) */
+        if (read(ctx, entry_rsp - at[k], &v) < 0)
+            return false;
+        *dst = v;
+    }
+    if (read(ctx, entry_rsp, &ra) < 0)
+        return false;
+    out->rip = ra;
+    out->rsp = entry_rsp + 8;
+    return true;
+}
+
 bool unwind__stg_run(const uint8_t *code, size_t len, uint64_t base,
                      const struct user_regs_struct *in, unwind_read_fn read, void *ctx,
                      struct user_regs_struct *out)
@@ -434,6 +782,32 @@ static bool leaf_caller(struct unwinder *u, const struct user_regs_struct *in,
     return true;
 }
 
+/* The caller of a frame without unwind information that its prologue
+ * alone made (unwind__asm_caller), its function's start from the symbol
+ * table of the module that maps the pc: if what it gives follows a call
+ * in a mapped object. */
+static bool asm_caller(struct unwinder *u, const struct user_regs_struct *in,
+                       struct user_regs_struct *out)
+{
+    struct module *m = modset__find(u->ms, in->rip);
+    const struct sym *s = m ? module__symbol(m, in->rip) : NULL;
+    uint8_t entry[256], at_pc[32];
+    size_t elen = sizeof entry, plen = sizeof at_pc;
+    if (!s)
+        return false;
+    uint64_t start = s->addr + (uint64_t)m->bias;
+    /* (Near the end of a segment, less.) */
+    while (elen > 16 && modset__read(u->ms, start, entry, elen) < 0)
+        elen /= 2;
+    while (plen > 4 && modset__read(u->ms, in->rip, at_pc, plen) < 0)
+        plen /= 2;
+    if (elen <= 16 || plen <= 4 ||
+        !unwind__asm_caller(entry, elen, start, at_pc, plen, in, read_word, u, out))
+        return false;
+    return out->rip > 8 && out->rsp > in->rsp && modset__find(u->ms, out->rip - 1) &&
+           after_call(u, out->rip);
+}
+
 void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool partial,
                    const struct memimg *img, struct raw_frame *out, int max,
                    struct unwind_result *res)
@@ -455,7 +829,7 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
     quiet_signals = true;
     /* Stopped on its way back to the scheduler, or from it: StgReturn or
      * StgRun itself, then its caller's frames (see stg_code_caller). */
-    struct user_regs_struct caller, leaf;
+    struct user_regs_struct caller, leaf, asm_frame, asm_next;
     if (!partial && max > 1 &&
         (stg_code_caller(u, u->stg_return, unwind__stg_return, regs, &caller) ||
          stg_code_caller(u, u->stg_run, unwind__stg_run, regs, &caller))) {
@@ -508,6 +882,9 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
         prev_sp = sp;
         unw_word_t frame_rbp = 0;
         unw_get_reg(&c, UNW_X86_64_RBP, &frame_rbp);
+        /* (What this frame's registers are, should libunwind not know
+         * how to step it: a cursor is a plain copy.) */
+        unw_cursor_t before = c;
         u->stepping = true;
         int r = unw_step(&c);
         u->stepping = false;
@@ -524,13 +901,42 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
             }
             continue;
         }
-        if ((r <= 0 || nip == ip) && u->ghc) {
-            /* Stuck in code without unwind information, in a GHC program:
-             * is this C called from Haskell? */
+        unw_proc_info_t no_cfi;
+        bool astray = (r <= 0 || nip == ip || nip <= 8 || !modset__find(u->ms, nip - 1) ||
+                       !after_call(u, nip)) &&
+                      find_proc_info(u->as, n == 1 ? ip : ip - 1, &no_cfi, 0, u) < 0;
+        if (astray) {
+            /* Assembly without CFI (GMP's): its prologue says its frame. */
+            static const int saved[] = {UNW_X86_64_RBX, UNW_X86_64_RBP, UNW_X86_64_R12,
+                                        UNW_X86_64_R13, UNW_X86_64_R14, UNW_X86_64_R15};
+            unsigned long long *dst[] = {&asm_frame.rbx, &asm_frame.rbp, &asm_frame.r12,
+                                         &asm_frame.r13, &asm_frame.r14, &asm_frame.r15};
+            asm_frame = *u->regs;
+            asm_frame.rip = ip;
+            asm_frame.rsp = sp;
+            for (size_t k = 0; k < sizeof saved / sizeof *saved; k++) {
+                unw_word_t v = 0;
+                if (unw_get_reg(&before, saved[k], &v) == 0)
+                    *dst[k] = v;
+            }
+            if (asm_caller(u, &asm_frame, &asm_next)) {
+                leaf = asm_next;
+                u->regs = &leaf;
+                if (unw_init_remote(&c, u->as, u) < 0) {
+                    out[n++] = (struct raw_frame){WE_C_UNWIND, FK_INVALID, 0};
+                    res->error = true;
+                    break;
+                }
+                continue;
+            }
+        }
+        if (astray && u->ghc) {
+            /* Stuck in code without unwind information, in a GHC program,
+             * or given by libunwind a caller through rbp that is no return
+             * address (GMP's routines use rbp as they please), and its
+             * prologue not understood: is this C called from Haskell? */
             uint64_t ret, at;
-            unw_proc_info_t pi;
-            if (find_proc_info(u->as, n == 1 ? ip : ip - 1, &pi, 0, u) < 0 &&
-                scan_for_haskell(u, sp, &ret, &at)) {
+            if (scan_for_haskell(u, sp, &ret, &at)) {
                 res->reached_haskell = true;
                 res->hs_pc = ret;
                 /* rbp as this frame had it, unless the routine has used it

@@ -98,6 +98,25 @@ bool unwind__stg_return(const uint8_t *code, size_t len, uint64_t base,
                         const struct user_regs_struct *in, unwind_read_fn read, void *ctx,
                         struct user_regs_struct *out);
 
+/* Assembly without CFI whose frame is made by its prologue alone: GMP's
+ * mpn_* routines (mpn_mul_basecase, mpn_submul_1, mpn_mod_1s_4p_cps...),
+ * which GHC's Integer calls through C or straight from Haskell, push the
+ * callee-saved registers they use at their entry (after an endbr64), may
+ * take a fixed amount off rsp, keep rsp still in their body, and undo it
+ * all in an epilogue of pops before their ret; they use rbp as any other
+ * register, so libunwind's guess through rbp goes astray. From the
+ * function's first bytes (entry, its first byte at start) and those at the
+ * stopped pc (at_pc, from in->rip): if the pc is in an epilogue (an add to
+ * rsp, pops, then ret), that epilogue is run; else the prologue's pushes
+ * and subtractions done by then are undone. Into out: the caller's rip,
+ * rsp and the callee-saved registers pushed. False for a prologue or
+ * epilogue of any other form (a pc in the prologue past a form not
+ * known), or a word unread. The caller checks that out->rip is a return
+ * address. */
+bool unwind__asm_caller(const uint8_t *entry, size_t entry_len, uint64_t start,
+                        const uint8_t *at_pc, size_t pc_len, const struct user_regs_struct *in,
+                        unwind_read_fn read, void *ctx, struct user_regs_struct *out);
+
 /* GHC's StgRun, the way into the STG machine from the scheduler, without
  * CFI:
  *     sub $0x30,%rsp; mov %rsp,%rax; sub $0x4000,%rsp; mov %rbx,(%rax);

@@ -1,6 +1,13 @@
 # ghc_unsafe_ffi - a -threaded GHC program's C function, called through an
 # unsafe foreign import, shows up as the leaf of its samples, under the
-# Haskell code that called it. For every GHC version this machine has.
+# Haskell code that called it. So does GMP's hand-written assembly under
+# Integer arithmetic (integers.hs), which has no unwind information and
+# uses rbp as it pleases: its frame is read from its prologue, and every
+# sample in it reaches the Haskell code doing the arithmetic and the bottom
+# of the main thread's stack, tagged [unsafe-ffi] (before, a third of them
+# stopped at the routine: [rts], or [safe-ffi] in the non-threaded runtime,
+# with no Haskell frame), with the threaded runtime and without. For every
+# GHC version this machine has.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -22,7 +29,35 @@ unsafe_ffi() { # SUITE CASE-PREFIX
         has_line "$T/ffi.folded" '(^|;)Main\.[^;]+;unsafe_leaf_spin [0-9]+$'
 }
 
+integers() { # SUITE CASE-PREFIX RTS
+    local suite=$1 c=$2-$3 prog flags=()
+    [ "$3" = threaded ] && flags=(-threaded)
+    prog=$(hs_build "$suite" "integers-$3" integers.hs -- -O1 -rtsopts "${flags[@]}") ||
+        { fail "$c-build" "ghc could not build integers.hs"; return; }
+    hs_record "$suite" /dev/null "$T/err" -q -F 499 -o "$T/int.folded" -- "$prog" 2
+    check_status "$c-record" $? "$T/err"
+    grep -F ';__gmpn_' "$T/int.folded" >"$T/gmp" || true
+    local all walked caller unsafe
+    all=$(total_count "$T/gmp")
+    # Each reaches Haskell code (GHC.Num's) and the bottom of the main
+    # thread's stack, most through Main.mulLoop or Main.remLoop (not all:
+    # a remainder that ends a fold's step is a tail call, its caller's frame
+    # gone). (A tick of the non-threaded runtime's timer lands in its
+    # signal handler, [rts], whatever the thread was doing.)
+    walked=$(count_matching "$T/gmp" '^\[(unsafe-ffi|rts)\];\[catch\];Main\.main[0-9]*;(.*;)?GHC\.Num\.[^;]*;(integer_gmp|__gmpn)')
+    caller=$(count_matching "$T/gmp" ';Main\.([$]w)?(mulLoop|remLoop);GHC\.Num\.')
+    check "$c-gmp-walked" "$walked of $all samples in GMP's routines reach GHC.Num and main: $(grep -Ev '^\[(unsafe-ffi|rts)\];\[catch\];Main\.main[0-9]*;(.*;)?GHC\.Num\.[^;]*;(integer_gmp|__gmpn)' "$T/gmp" | sort -t' ' -k2 -rn | head -n 4 | cut -c1-300 | tr '\n' '|')" \
+        test "$all" -ge 50 -a "$walked" -eq "$all"
+    check "$c-gmp-caller" "$caller of $all samples in GMP's routines are under Main.mulLoop or Main.remLoop: $(grep -Ev ';Main\.([$]w)?(mulLoop|remLoop);GHC\.Num\.' "$T/gmp" | sort -t' ' -k2 -rn | head -n 4 | cut -c1-300 | tr '\n' '|')" \
+        test "$((caller * 100))" -ge "$((all * 90))"
+    unsafe=$(count_matching "$T/gmp" '^\[unsafe-ffi\];')
+    check "$c-gmp-tag" "$unsafe of $all samples in GMP's routines are [unsafe-ffi]: $(grep -v '^\[unsafe-ffi\];' "$T/gmp" | sort -t' ' -k2 -rn | head -n 4 | cut -c1-300 | tr '\n' '|')" \
+        test "$((unsafe * 100))" -ge "$((all * 95))"
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     unsafe_ffi "$suite" "ghc-$(ghc_version "$suite")"
+    integers "$suite" "ghc-$(ghc_version "$suite")" threaded
+    integers "$suite" "ghc-$(ghc_version "$suite")" single
 done

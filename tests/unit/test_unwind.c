@@ -1,5 +1,7 @@
 /* test_unwind.c - unit tests for the StgReturn epilogue and the StgRun
- * prologue in symbolizer/unwind.c (unwind__stg_return, unwind__stg_run).
+ * prologue in symbolizer/unwind.c (unwind__stg_return, unwind__stg_run),
+ * and for the frames of assembly without CFI (unwind__asm_caller, at the
+ * end).
  *
  * The code is StgReturn's as GHC 9.0.2, 9.6.6 and 9.10.3 link it (the same
  * bytes in each, from `objdump -d` of the test programs), followed by the
@@ -249,6 +251,267 @@ TEST(stg_run_nothing_made_up)
     CHECK(unwind__stg_run(stg_run, sizeof stg_run, BASE, &in, run_saved, &k, &out));
     in.rsp = ENTRY; /* then the return address is not where it reads */
     CHECK(!unwind__stg_run(stg_run, sizeof stg_run, BASE, &in, run_saved, &k, &out));
+}
+
+/* ---- Assembly without CFI (unwind__asm_caller) ----------------------------
+ *
+ * Routines in the style of GMP's mpn_* (never run: their bytes are read as
+ * the unwinder reads a module's), assembled by the compiler, with a label
+ * at each place the tests stop them. asm_sub1 pushes rbx after a first
+ * instruction, as mpn_submul_1 does, then runs a body of the instruction
+ * forms such code uses (SSE, BMI2 and ADX ones included), a call, another
+ * with two registers saved around it (as mpn_divrem_2 does), a loop, and
+ * pops rbx before its ret. asm_two pushes two registers with an
+ * instruction between, has an early way out (pops, ret) before the rest
+ * of its frame (sub $0x18,%rsp), then calls and undoes it all. asm_bad1
+ * aligns rsp, asm_bad2 holds an x87 instruction: no frame is made up. */
+__asm__(".text\n"
+        ".globl asm_sub1, asm_sub1_push, asm_sub1_body, asm_sub1_loop, asm_sub1_call\n"
+        ".globl asm_sub1_after_call, asm_sub1_saved_call, asm_sub1_after_saved\n"
+        ".globl asm_sub1_pop, asm_sub1_ret, asm_sub1_end\n"
+        "asm_sub1:\n"
+        "    mov (%rsi),%rax\n"
+        "asm_sub1_push:\n"
+        "    push %rbx\n"
+        "asm_sub1_body:\n"
+        "    mov %rdx,%rbx\n"
+        "    mul %rcx\n"
+        "    and $3,%ebx\n"
+        "    je 1f\n"
+        "    lea 8(%rsi,%r11,8),%rsi\n"
+        "    movabs $0x5555555555555555,%r10\n"
+        "    bsr %rsi,%rcx\n"
+        "    shld %cl,%rax,%rsi\n"
+        "    shld $3,%rax,%rsi\n"
+        "    imul %r8,%rsi\n"
+        "    imul $123456,%rsi,%rdi\n"
+        "    adc $0,%rdx\n"
+        "    sub %rax,(%rdi)\n"
+        "    sub %rax,-8(%rdi,%r11,8)\n"
+        "    movdqa (%rsi),%xmm0\n"
+        "    pxor %xmm1,%xmm0\n"
+        "    pshufd $0x4e,%xmm0,%xmm1\n"
+        "    mulx %r8,%r9,%r10\n"
+        "    adcx %rax,%rbx\n"
+        "    adox %rdx,%r9\n"
+        "    cmovc %rax,%rdx\n"
+        "    setc %al\n"
+        "    movzbl %al,%eax\n"
+        "    test $1,%r8b\n"
+        "    testq $0x100,8(%rsp)\n"
+        "    xor %r10d,%r10d\n"
+        "    lea 0x2f8(%rip),%r14\n"
+        "    cmpq $0x7f,0x10(%rsp)\n"
+        "    mov %rbp,0x8(%rbx)\n"
+        "    movq $-1,(%rdi)\n"
+        "    shr %cl,%rsi\n"
+        "    neg %r8\n"
+        "    not %rdx\n"
+        "    nopw 0x0(%rax,%rax,1)\n"
+        "asm_sub1_call:\n"
+        "    call *%r14\n"
+        "asm_sub1_after_call:\n"
+        "    push %r8\n"
+        "    push %r10\n"
+        "    call *%r14\n"
+        "asm_sub1_saved_call:\n"
+        "    pop %r10\n"
+        "    pop %r8\n"
+        "asm_sub1_after_saved:\n"
+        "    mov %rax,%r11\n"
+        "1:\n"
+        "asm_sub1_loop:\n"
+        "    dec %r11\n"
+        "    jne asm_sub1_loop\n"
+        "    jmp 2f\n"
+        "    nopl 0x0(%rax)\n"
+        "2:\n"
+        "asm_sub1_pop:\n"
+        "    pop %rbx\n"
+        "asm_sub1_ret:\n"
+        "    ret\n"
+        "asm_sub1_end:\n"
+        ".globl asm_two, asm_two_push2, asm_two_early_ret, asm_two_after_early\n"
+        ".globl asm_two_body, asm_two_after_call, asm_two_add, asm_two_pop, asm_two_end\n"
+        "asm_two:\n"
+        "    push %rbp\n"
+        "    bsr %rsi,%rcx\n"
+        "asm_two_push2:\n"
+        "    push %r12\n"
+        "    test %rdi,%rdi\n"
+        "    jne 3f\n"
+        "    pop %r12\n"
+        "    pop %rbp\n"
+        "asm_two_early_ret:\n"
+        "    ret\n"
+        "3:\n"
+        "asm_two_after_early:\n"
+        "    sub $0x18,%rsp\n"
+        "asm_two_body:\n"
+        "    mov %ecx,%ebp\n"
+        "    call asm_sub1\n"
+        "asm_two_after_call:\n"
+        "    mov %rax,(%rsp)\n"
+        "asm_two_add:\n"
+        "    add $0x18,%rsp\n"
+        "asm_two_pop:\n"
+        "    pop %r12\n"
+        "    pop %rbp\n"
+        "    ret\n"
+        "asm_two_end:\n"
+        ".globl asm_bad1, asm_bad1_body, asm_bad1_end, asm_bad2, asm_bad2_body, asm_bad2_end\n"
+        "asm_bad1:\n"
+        "    push %rbx\n"
+        "    and $-16,%rsp\n"
+        "asm_bad1_body:\n"
+        "    mov %rax,%rbx\n"
+        "    ret\n"
+        "asm_bad1_end:\n"
+        "asm_bad2:\n"
+        "    push %rbx\n"
+        "    fld1\n"
+        "asm_bad2_body:\n"
+        "    mov %rax,%rbx\n"
+        "    pop %rbx\n"
+        "    ret\n"
+        "asm_bad2_end:\n");
+
+extern const uint8_t asm_sub1[], asm_sub1_push[], asm_sub1_body[], asm_sub1_loop[],
+    asm_sub1_call[], asm_sub1_after_call[], asm_sub1_saved_call[], asm_sub1_after_saved[],
+    asm_sub1_pop[], asm_sub1_ret[], asm_sub1_end[];
+extern const uint8_t asm_two[], asm_two_push2[], asm_two_early_ret[], asm_two_after_early[],
+    asm_two_body[], asm_two_after_call[], asm_two_add[], asm_two_pop[], asm_two_end[];
+extern const uint8_t asm_bad1[], asm_bad1_body[], asm_bad1_end[], asm_bad2[], asm_bad2_body[],
+    asm_bad2_end[];
+
+#define A_START 0x7f0000400000ull /* where the routine is mapped, in the tests */
+#define A_ENTRY 0x7ffd00001000ull /* rsp at its entry: the return address there */
+#define A_RA 0x55550000abcdull
+
+/* The frame of a routine stopped with `depth` bytes below its entry's
+ * rsp: regs[k] pushed k-th (x86 numbers, -1: a slot of no register). */
+struct a_frame {
+    int regs[4];
+    int npushed;
+};
+static uint64_t a_pushed(int reg) { return 0x2000 + (uint64_t)reg; }
+static uint64_t a_live(int reg) { return 0xa000 + (uint64_t)reg; }
+
+static int a_read(void *ctx, uint64_t addr, uint64_t *out)
+{
+    const struct a_frame *f = ctx;
+    if (addr == A_ENTRY) {
+        *out = A_RA;
+        return 0;
+    }
+    for (int k = 0; k < f->npushed; k++)
+        if (addr == A_ENTRY - 8 * (uint64_t)(k + 1)) {
+            *out = a_pushed(f->regs[k]);
+            return 0;
+        }
+    if (addr < A_ENTRY && addr >= A_ENTRY - 0x100) {
+        *out = 0x1111; /* spill area: nothing to take for a register */
+        return 0;
+    }
+    return -1;
+}
+
+static struct user_regs_struct a_regs(uint64_t pc, uint64_t depth)
+{
+    struct user_regs_struct r;
+    memset(&r, 0, sizeof r);
+    r.rip = pc;
+    r.rsp = A_ENTRY - depth;
+    r.rbx = a_live(3);
+    r.rbp = a_live(5);
+    r.r12 = a_live(12);
+    r.r13 = a_live(13);
+    r.r14 = a_live(14);
+    r.r15 = a_live(15);
+    return r;
+}
+
+/* Stop the routine code[0, len) at code + at, with depth bytes taken off
+ * rsp and frame f pushed: is the caller the one f and the entry say? */
+static bool a_check(const uint8_t *code, const uint8_t *end, const uint8_t *at, uint64_t depth,
+                    const struct a_frame *f)
+{
+    static const int regs[6] = {3, 5, 12, 13, 14, 15};
+    size_t len = (size_t)(end - code), off = (size_t)(at - code);
+    uint64_t pc = A_START + off;
+    struct user_regs_struct in = a_regs(pc, depth), out;
+    if (!unwind__asm_caller(code, len, A_START, at, len - off, &in, a_read, (void *)f, &out))
+        return false;
+    if (out.rip != A_RA || out.rsp != A_ENTRY + 8)
+        return false;
+    for (int i = 0; i < 6; i++) {
+        bool pushed = false;
+        for (int k = 0; k < f->npushed; k++)
+            pushed |= f->regs[k] == regs[i];
+        if (reg_of(&out, regs[i]) != (pushed ? a_pushed(regs[i]) : a_live(regs[i])))
+            return false;
+    }
+    return true;
+}
+
+TEST(asm_caller_one_push)
+{
+    const struct a_frame none = {{0}, 0}, rbx = {{3}, 1};
+    const uint8_t *s = asm_sub1, *e = asm_sub1_end;
+    CHECK(a_check(s, e, s, 0, &none));
+    CHECK(a_check(s, e, asm_sub1_push, 0, &none)); /* (the push to come) */
+    CHECK(a_check(s, e, asm_sub1_body, 8, &rbx));
+    CHECK(a_check(s, e, asm_sub1_call, 8, &rbx));       /* past every body form */
+    CHECK(a_check(s, e, asm_sub1_after_call, 8, &rbx)); /* a return address in it */
+    /* r8 and r10 saved around a call: slots, then popped again. */
+    const struct a_frame saved = {{3, 8, 10}, 3};
+    CHECK(a_check(s, e, asm_sub1_saved_call, 24, &saved));
+    CHECK(a_check(s, e, asm_sub1_after_saved, 8, &rbx));
+    CHECK(a_check(s, e, asm_sub1_loop, 8, &rbx));
+    CHECK(a_check(s, e, asm_sub1_pop, 8, &rbx)); /* the epilogue, run */
+    CHECK(a_check(s, e, asm_sub1_ret, 0, &none));
+    /* Only part of the routine read, the pc beyond: the frame as that
+     * part leaves it. */
+    size_t part = (size_t)(asm_sub1_call - asm_sub1) + 3;
+    struct user_regs_struct in = a_regs(A_START + (size_t)(asm_sub1_loop - s), 8), out;
+    CHECK(unwind__asm_caller(s, part, A_START, asm_sub1_loop, (size_t)(e - asm_sub1_loop), &in,
+                             a_read, (void *)&rbx, &out));
+    CHECK(out.rip == A_RA && out.rbx == a_pushed(3));
+}
+
+TEST(asm_caller_early_return_and_sub)
+{
+    const struct a_frame none = {{0}, 0}, rbp = {{5}, 1}, two = {{5, 12}, 2};
+    const uint8_t *s = asm_two, *e = asm_two_end;
+    CHECK(a_check(s, e, asm_two_push2, 8, &rbp));
+    CHECK(a_check(s, e, asm_two_early_ret, 0, &none)); /* its pops done */
+    /* Past that way out, the frame is as it was before it. */
+    CHECK(a_check(s, e, asm_two_after_early, 16, &two));
+    CHECK(a_check(s, e, asm_two_body, 16 + 0x18, &two));
+    CHECK(a_check(s, e, asm_two_after_call, 16 + 0x18, &two));
+    CHECK(a_check(s, e, asm_two_add, 16 + 0x18, &two)); /* add, pops, ret: run */
+    CHECK(a_check(s, e, asm_two_pop, 16, &two));
+    /* A wrong depth puts the return address elsewhere: not this one. */
+    CHECK(!a_check(s, e, asm_two_body, 16, &two));
+}
+
+TEST(asm_caller_nothing_made_up)
+{
+    const struct a_frame rbx = {{3}, 1};
+    /* rsp aligned, or an instruction form not known, before the pc. */
+    CHECK(!a_check(asm_bad1, asm_bad1_end, asm_bad1_body, 8, &rbx));
+    CHECK(!a_check(asm_bad2, asm_bad2_end, asm_bad2_body, 8, &rbx));
+    /* A pc before the routine's start; the return address unread. */
+    struct user_regs_struct in = a_regs(A_START - 1, 8), out;
+    size_t len = (size_t)(asm_sub1_end - asm_sub1);
+    CHECK(!unwind__asm_caller(asm_sub1, len, A_START, asm_sub1, len, &in, a_read, (void *)&rbx,
+                              &out));
+    const struct a_frame none = {{0}, 0};
+    in = a_regs(A_START + (size_t)(asm_sub1_body - asm_sub1), 0);
+    in.rsp = A_ENTRY + 0x1000; /* nothing readable there */
+    CHECK(!unwind__asm_caller(asm_sub1, len, A_START, asm_sub1_body,
+                              len - (size_t)(asm_sub1_body - asm_sub1), &in, a_read,
+                              (void *)&none, &out));
 }
 
 UNIT_MAIN()
