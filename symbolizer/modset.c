@@ -259,3 +259,10 @@ int modset__read(const struct modset *s, uint64_t addr, void *out, size_t len)
     struct module *m = modset__find(s, addr);
     return m ? module__read(m, addr, out, len) : -EFAULT;
 }
+
+bool modset__is_sigreturn(const struct modset *s, uint64_t addr)
+{
+    static const uint8_t code[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+    uint8_t b[sizeof code];
+    return modset__read(s, addr, b, sizeof b) == 0 && memcmp(b, code, sizeof code) == 0;
+}

@@ -62,4 +62,9 @@ struct module *modset__find(const struct modset *s, uint64_t addr);
  * it (file contents: free and consistent). 0 or -EFAULT. */
 int modset__read(const struct modset *s, uint64_t addr, void *out, size_t len);
 
+/* Is the code at addr the way back from a signal handler on x86_64 Linux
+ * (glibc's __restore_rt, musl's __restore_rt: mov $15,%rax; syscall, the
+ * rt_sigreturn call), which a handler returns into? */
+bool modset__is_sigreturn(const struct modset *s, uint64_t addr);
+
 #endif

@@ -178,6 +178,10 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
         thunk_suffix(f, buf, sizeof buf);
         out->name = strdup(buf);
         out->lang = LANG_HASKELL;
+    } else if (!s && modset__is_sigreturn(ms, addr)) {
+        /* (glibc's own name for it, local, in its debug symbols only) */
+        out->name = strdup("__restore_rt");
+        out->lang = LANG_C;
     } else if (!s) {
         snprintf(buf, sizeof buf, "%s+0x%llx", m->name,
                  (unsigned long long)(addr - (uint64_t)m->bias));

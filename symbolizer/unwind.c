@@ -841,6 +841,10 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
         res->error = true;
         goto done;
     }
+    /* The frame under a signal handler's way back (__restore_rt) is the
+     * code the signal interrupted, at the very instruction: a pc, not a
+     * return address after a call; so is the way back itself. */
+    bool interrupted = false;
     for (;;) {
         if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0)
             break;
@@ -849,13 +853,14 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
             break;
         }
         unw_get_reg(&c, UNW_REG_SP, &sp);
+        bool pc = n == 0 || interrupted;
         /* Return addresses point after the call: test the call itself. */
-        if (unwind__is_haskell_pc(u, n == 0 ? ip : ip - 1)) {
+        if (unwind__is_haskell_pc(u, pc ? ip : ip - 1)) {
             unw_word_t rbp = 0;
             unw_get_reg(&c, UNW_X86_64_RBP, &rbp);
             res->reached_haskell = true;
             res->hs_pc = ip;
-            res->hs_is_leaf = n == 0;
+            res->hs_is_leaf = pc;
             res->hs_sp = rbp;
             res->hs_rsp = sp;
             break;
@@ -872,7 +877,8 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
              * stack holds its start arguments, not frames). Stop there. */
             break;
         }
-        uint32_t kind = n == 0 ? FK_PC : FK_RET;
+        interrupted = n > 0 && modset__is_sigreturn(u->ms, ip);
+        uint32_t kind = pc || interrupted ? FK_PC : FK_RET;
         out[n++] = (struct raw_frame){ip, kind, 0};
         if (n > 1 && sp <= prev_sp) {
             /* The stack pointer must grow towards the caller; anything else

@@ -113,7 +113,9 @@ embedded() { # SUITE CASE-PREFIX
 # runtime work for that while. foreign.hs handles SIGUSR1; gdb sends one
 # to c_spinner, stops it in the runtime's handler (generic_handler) and
 # parks it there in a two-byte loop. Its samples must be [rts] with the
-# handler above foreign_crunch (before, [safe-ffi] like its own work).
+# handler above foreign_crunch (before, [safe-ffi] like its own work), and
+# between them the handler's way back, named __restore_rt (before, an
+# address: it was looked up as a return address, a byte before it).
 in_signal_handler() { # SUITE CASE-PREFIX PROG
     local suite=$1 c=$2-signal-handler prog=$3 pid tid
     command -v gdb >/dev/null || { skip "$c" "gdb is not installed"; return; }
@@ -138,8 +140,8 @@ signal SIGUSR1'
     check_status "$c-record" $? "$T/usr1-rec.err"
     local all rts
     all=$(count_matching "$T/usr1.folded" "^tid $tid \(c_spinner\);")
-    rts=$(count_matching "$T/usr1.folded" "^tid $tid \(c_spinner\);\[rts\];.*;spinner;foreign_crunch;.*generic_handler [0-9]+$")
-    check "$c" "of $all samples of the parked c_spinner, $rts [rts] in generic_handler above foreign_crunch: $(grep "^tid $tid " "$T/usr1.folded" | head -n 3 | tr '\n' '|')" \
+    rts=$(count_matching "$T/usr1.folded" "^tid $tid \(c_spinner\);\[rts\];.*;spinner;foreign_crunch;__restore_rt;generic_handler [0-9]+$")
+    check "$c" "of $all samples of the parked c_spinner, $rts [rts] in generic_handler above __restore_rt and foreign_crunch: $(grep "^tid $tid " "$T/usr1.folded" | head -n 3 | tr '\n' '|')" \
         test "$all" -ge 100 -a "$rts" -eq "$all"
     kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 }

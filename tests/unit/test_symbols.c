@@ -127,3 +127,39 @@ TEST(sigprocmask_outside_unwinding)
     CHECK(!sigismember(&now, SIGUSR2));
     CHECK(sigprocmask(12345, &usr2, NULL) < 0); /* a bad `how` still fails */
 }
+
+/* The way back from a signal handler, glibc's __restore_rt: the address a
+ * handler returns to is it (modset__is_sigreturn), and it is named so, as
+ * a pc (the unwinder takes it and the interrupted frame under it as pcs,
+ * not return addresses), with libc's debug symbols or without. */
+static volatile uint64_t handler_ra;
+static void take_ra(int sig)
+{
+    (void)sig;
+    handler_ra = (uint64_t)__builtin_extract_return_addr(__builtin_return_address(0));
+}
+
+TEST(signal_return)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = take_ra;
+    sigemptyset(&sa.sa_mask);
+    CHECK_EQ_INT(sigaction(SIGUSR2, &sa, &old), 0);
+    raise(SIGUSR2);
+    sigaction(SIGUSR2, &old, NULL);
+    CHECK(handler_ra != 0);
+    struct modset ms;
+    int r = modset__init(&ms, getpid());
+    if (r < 0)
+        UNIT_FAIL("modset__init: %d", r);
+    struct frame_sym fs = {0};
+    CHECK(modset__is_sigreturn(&ms, handler_ra));
+    CHECK(!modset__is_sigreturn(&ms, handler_ra + 1));
+    CHECK(!modset__is_sigreturn(&ms, (uint64_t)(uintptr_t)&take_ra));
+    const char *name = name_of(&ms, handler_ra, FK_PC, &fs);
+    if (!name || strcmp(name, "__restore_rt") != 0)
+        UNIT_FAIL("the handler returns to %s", name ? name : "(null)");
+    frame_sym__free(&fs);
+    modset__free(&ms);
+}
