@@ -328,6 +328,29 @@ bool unwind__stg_return(const uint8_t *code, size_t len, uint64_t base,
     return false;
 }
 
+/* The caller's registers (into out) from a frame whose entry's rsp was
+ * entry: the return address there, and each callee-saved register reg[k]
+ * (x86 number; -1 or another: a slot, nothing taken) from below[k] bytes
+ * under it. False if a word is unread. */
+static bool frame_caller(uint64_t entry, const int *reg, const uint64_t *below, int n,
+                         unwind_read_fn read, void *ctx, struct user_regs_struct *out)
+{
+    uint64_t ra, v;
+    for (int k = 0; k < n; k++) {
+        unsigned long long *dst = reg[k] >= 0 ? callee_saved(out, reg[k]) : NULL;
+        if (!dst)
+            continue;
+        if (read(ctx, entry - below[k], &v) < 0)
+            return false;
+        *dst = v;
+    }
+    if (read(ctx, entry, &ra) < 0)
+        return false;
+    out->rip = ra;
+    out->rsp = entry + 8;
+    return true;
+}
+
 /* One instruction of hand-written assembly, as far as a frame is
  * concerned. */
 enum insn_kind {
@@ -345,6 +368,9 @@ struct insn {
     int reg;
     int64_t imm;
 };
+
+/* n if the instruction's n bytes are all at hand (left), else 0. */
+static size_t fits(size_t n, size_t left) { return n <= left ? n : 0; }
 
 /* The length of a ModRM operand (the ModRM byte, SIB, displacement) at b,
  * or 0 if cut short. */
@@ -367,7 +393,7 @@ static size_t modrm_len(const uint8_t *b, size_t left)
         n += 1;
     else if (mod == 2)
         n += 4;
-    return n <= left ? n : 0;
+    return fits(n, left);
 }
 
 static int64_t imm_at(const uint8_t *b, size_t size)
@@ -413,7 +439,7 @@ static size_t insn_decode(const uint8_t *b, size_t left, struct insn *in)
             return 0;
         imm = map == 3 || (map == 1 && ((vop >= 0x70 && vop <= 0x73) || vop == 0xc2 ||
                                         (vop >= 0xc4 && vop <= 0xc6)));
-        return i + m + imm <= left ? i + m + imm : 0;
+        return fits(i + m + imm, left);
     }
     if (op == 0x0f) {
         if (i >= left)
@@ -422,7 +448,7 @@ static size_t insn_decode(const uint8_t *b, size_t left, struct insn *in)
         mr = b + i;
         if (op2 >= 0x80 && op2 <= 0x8f) { /* jcc rel32 */
             in->kind = IK_BRANCH;
-            return i + 4 <= left ? i + 4 : 0;
+            return fits(i + 4, left);
         }
         if (op2 == 0x05 || op2 == 0x0b || op2 == 0xa2 || (op2 >= 0xc8 && op2 <= 0xcf) ||
             op2 == 0x31)
@@ -446,25 +472,16 @@ static size_t insn_decode(const uint8_t *b, size_t left, struct insn *in)
         }
         if (!(m = modrm_len(b + i, left - i)))
             return 0;
-        return i + m + imm <= left ? i + m + imm : 0;
+        return fits(i + m + imm, left);
     }
-    if (op >= 0x50 && op <= 0x57) {
-        in->kind = IK_PUSH;
+    if (op >= 0x50 && op <= 0x5f) { /* push %reg, pop %reg */
         in->reg = (op & 7) + (rex & 1 ? 8 : 0);
-        if (in->reg == 4)
-            in->kind = IK_RSP;
-        return i;
-    }
-    if (op >= 0x58 && op <= 0x5f) {
-        in->kind = IK_POP;
-        in->reg = (op & 7) + (rex & 1 ? 8 : 0);
-        if (in->reg == 4)
-            in->kind = IK_RSP;
+        in->kind = in->reg == 4 ? IK_RSP : op < 0x58 ? IK_PUSH : IK_POP;
         return i;
     }
     if (op >= 0x70 && op <= 0x7f) {
         in->kind = IK_BRANCH;
-        return i + 1 <= left ? i + 1 : 0;
+        return fits(i + 1, left);
     }
     switch (op) {
     case 0xc3:
@@ -472,19 +489,19 @@ static size_t insn_decode(const uint8_t *b, size_t left, struct insn *in)
         return i;
     case 0xc2:
         in->kind = IK_RET;
-        return i + 2 <= left ? i + 2 : 0;
+        return fits(i + 2, left);
     case 0xe8:
     case 0xe9:
         in->kind = IK_BRANCH;
-        return i + 4 <= left ? i + 4 : 0;
+        return fits(i + 4, left);
     case 0xeb:
         in->kind = IK_BRANCH;
-        return i + 1 <= left ? i + 1 : 0;
+        return fits(i + 1, left);
     case 0x68:
     case 0x6a:
         in->kind = IK_PUSH; /* (a slot, no register) */
         imm = op == 0x68 ? 4 : 1;
-        return i + imm <= left ? i + imm : 0;
+        return fits(i + imm, left);
     case 0xc9:
         in->kind = IK_RSP; /* leave */
         return i;
@@ -492,22 +509,22 @@ static size_t insn_decode(const uint8_t *b, size_t left, struct insn *in)
     case 0x98: case 0x99: case 0xcc: case 0xf5: case 0xf8: case 0xf9: case 0xfc:
         return i; /* nop, xchg %rax, cdqe, cqo, int3, cmc, clc, stc, cld */
     case 0xa8:
-        return i + 1 <= left ? i + 1 : 0;
+        return fits(i + 1, left);
     case 0xa9:
-        return i + immz <= left ? i + immz : 0;
+        return fits(i + immz, left);
     default:
         break;
     }
     if (op >= 0xb0 && op <= 0xb7)
-        return i + 1 <= left ? i + 1 : 0;
+        return fits(i + 1, left);
     if (op >= 0xb8 && op <= 0xbf) {
         size_t z = w ? 8 : immz;
-        return i + z <= left ? i + z : 0;
+        return fits(i + z, left);
     }
     if (op < 0x40 && (op & 7) == 4)
-        return i + 1 <= left ? i + 1 : 0; /* ALU al, imm8 */
+        return fits(i + 1, left); /* ALU al, imm8 */
     if (op < 0x40 && (op & 7) == 5)
-        return i + immz <= left ? i + immz : 0; /* ALU eax, imm32 */
+        return fits(i + immz, left); /* ALU eax, imm32 */
     bool has_modrm = (op < 0x40 && (op & 7) < 4) || op == 0x63 || op == 0x69 || op == 0x6b ||
                      (op >= 0x80 && op <= 0x8f) || op == 0xc0 || op == 0xc1 || op == 0xc6 ||
                      op == 0xc7 || (op >= 0xd0 && op <= 0xd3) || op == 0xf6 || op == 0xf7 ||
@@ -660,20 +677,7 @@ bool unwind__asm_caller(const uint8_t *entry, size_t entry_len, uint64_t start,
             before_npushed = npushed;
         }
     }
-    uint64_t entry_rsp = in->rsp + down;
-    for (int k = 0; k < npushed; k++) {
-        unsigned long long *dst = pushed[k] >= 0 ? callee_saved(out, pushed[k]) : NULL;
-        if (!dst)
-            continue; /* (a caller-saved register, or a slot) */
-        if (read(ctx, entry_rsp - at[k], &v) < 0)
-            return false;
-        *dst = v;
-    }
-    if (read(ctx, entry_rsp, &ra) < 0)
-        return false;
-    out->rip = ra;
-    out->rsp = entry_rsp + 8;
-    return true;
+    return frame_caller(in->rsp + down, pushed, at, npushed, read, ctx, out);
 }
 
 bool unwind__stg_run(const uint8_t *code, size_t len, uint64_t base,
@@ -691,20 +695,17 @@ bool unwind__stg_run(const uint8_t *code, size_t len, uint64_t base,
         const uint8_t *b = code + i;
         size_t left = len - i, n;
         if (base + i == in->rip) {
-            uint64_t entry = in->rsp + down, ra, v;
+            int regs[16], nregs = 0;
+            uint64_t below[16];
             for (int r = 0; r < 16; r++) {
-                unsigned long long *dst = callee_saved(out, r);
-                if (!reused[r] || !dst)
+                if (!reused[r] || !callee_saved(out, r))
                     continue; /* (the caller's rax and r8-r11 are nobody's) */
-                if (saved_at[r] < 0 || read(ctx, entry - (uint64_t)saved_at[r], &v) < 0)
+                if (saved_at[r] < 0)
                     return false;
-                *dst = v;
+                regs[nregs] = r;
+                below[nregs++] = (uint64_t)saved_at[r];
             }
-            if (read(ctx, entry, &ra) < 0)
-                return false;
-            out->rip = ra;
-            out->rsp = entry + 8;
-            return true;
+            return frame_caller(in->rsp + down, regs, below, nregs, read, ctx, out);
         }
         if (left >= 4 && b[0] == 0x48 && b[1] == 0x83 && b[2] == 0xec) {
             n = 4; /* sub $imm8,%rsp */
@@ -896,19 +897,13 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
         u->stepping = false;
         unw_word_t nip = 0;
         unw_get_reg(&c, UNW_REG_IP, &nip);
-        if (n == 1 && (r <= 0 || !modset__find(u->ms, nip)) && leaf_caller(u, u->regs, &leaf)) {
-            /* (libunwind guessed through rbp, which such code leaves as
-             * its caller had it: no frame pointer in a C program.) */
-            u->regs = &leaf;
-            if (unw_init_remote(&c, u->as, u) < 0) {
-                out[n++] = (struct raw_frame){WE_C_UNWIND, FK_INVALID, 0};
-                res->error = true;
-                break;
-            }
-            continue;
-        }
+        /* (libunwind guessed through rbp, which a leaf without CFI leaves
+         * as its caller had it: no frame pointer in a C program.) */
+        bool found = n == 1 && (r <= 0 || !modset__find(u->ms, nip)) &&
+                     leaf_caller(u, u->regs, &leaf);
         unw_proc_info_t no_cfi;
-        bool astray = (r <= 0 || nip == ip || nip <= 8 || !modset__find(u->ms, nip - 1) ||
+        bool astray = !found &&
+                      (r <= 0 || nip == ip || nip <= 8 || !modset__find(u->ms, nip - 1) ||
                        !after_call(u, nip)) &&
                       find_proc_info(u->as, n == 1 ? ip : ip - 1, &no_cfi, 0, u) < 0;
         if (astray) {
@@ -925,16 +920,19 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
                 if (unw_get_reg(&before, saved[k], &v) == 0)
                     *dst[k] = v;
             }
-            if (asm_caller(u, &asm_frame, &asm_next)) {
+            if ((found = asm_caller(u, &asm_frame, &asm_next)))
                 leaf = asm_next;
-                u->regs = &leaf;
-                if (unw_init_remote(&c, u->as, u) < 0) {
-                    out[n++] = (struct raw_frame){WE_C_UNWIND, FK_INVALID, 0};
-                    res->error = true;
-                    break;
-                }
-                continue;
+        }
+        if (found) {
+            /* A caller found without libunwind: the unwind carries on from
+             * its registers. */
+            u->regs = &leaf;
+            if (unw_init_remote(&c, u->as, u) < 0) {
+                out[n++] = (struct raw_frame){WE_C_UNWIND, FK_INVALID, 0};
+                res->error = true;
+                break;
             }
+            continue;
         }
         if (astray && u->ghc) {
             /* Stuck in code without unwind information, in a GHC program,
