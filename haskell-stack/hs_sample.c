@@ -103,6 +103,8 @@ static void haskell_frames(struct rts *r, struct unwinder *uw, const struct memi
     if (res->n >= max)
         return;
     out[res->n++] = (struct raw_frame){pc, leaf ? FK_PC : FK_RET, 0};
+    if (leaf && pc >= r->stg_stop_info && pc < r->stg_stop_end)
+        return; /* a thread's last code: its stop frame gone, Sp in flux */
     if (!stack) {
         if (res->n < max)
             out[res->n++] = (struct raw_frame){WE_NO_SP, FK_INVALID, 0};

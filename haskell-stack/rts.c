@@ -578,6 +578,8 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     r->stg_STACK_info = sc.found[S_stg_STACK_info].st_value + bias;
     r->stg_underflow_info = sc.found[S_stg_underflow].st_value + bias;
     r->stg_stop_info = sc.found[S_stg_stop].st_value + bias;
+    if (sc.found[S_stg_stop].st_size > 0 && sc.found[S_stg_stop].st_size < 4096)
+        r->stg_stop_end = r->stg_stop_info + sc.found[S_stg_stop].st_size;
     if (sc.have[S_generations] && sc.have[S_oldest_gen] && sc.have[S_end_tso_queue]) {
         r->generations = sc.found[S_generations].st_value + bias;
         r->oldest_gen = sc.found[S_oldest_gen].st_value + bias;

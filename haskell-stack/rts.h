@@ -64,6 +64,7 @@ struct rts {
     int64_t my_task_tls_off; /* threaded: &my_task == fs_base + off */
     uint64_t my_task;        /* non-threaded: its address */
     uint64_t stg_TSO_info, stg_STACK_info, stg_underflow_info, stg_stop_info;
+    uint64_t stg_stop_end; /* the end of stg_stop_thread_info's code (0: not known) */
     uint64_t stg_return; /* StgReturn, for the C unwind (0: no symbol) */
     uint64_t stg_run;    /* StgRun, likewise */
     uint32_t c_reserved; /* the C stack StgRun leaves to Haskell code below its

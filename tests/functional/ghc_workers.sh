@@ -44,7 +44,42 @@ workers() { # SUITE CASE-PREFIX
         lacks_line "$T/ending" '^\[(haskell|unsafe-ffi|safe-ffi|gc)\];'
 }
 
+# A Haskell thread's last code, stg_stop_thread_info, run when it returns
+# to its stop frame: it moves Sp a word below that frame and writes over
+# it (stg_enter_info, then R1), so that nothing there is a frame any more.
+# gdb parks a thread of spares.hs there (each burst's threads end), past
+# both writes (+16, in each GHC version here). Its samples must be that
+# code alone, no error (before, "not an info pointer" from a walk of
+# those words, at every sample).
+finishing() { # SUITE CASE-PREFIX PROG
+    local suite=$1 c=$2-finishing prog=$3 pid
+    command -v gdb >/dev/null || { skip "$c" "gdb is not installed"; return; }
+    hs_start "$suite" "$T/fin.out" "$T/fin.err" "$prog" 60 +RTS -N2 -RTS ||
+        { fail "$c" "${prog##*/} did not start"; return; }
+    pid=$HS_PID
+    sleep 0.3
+    gdb_park "$suite" "$pid" fin "$T/fin-gdb.out" 'break *((char *)&stg_stop_thread_info + 16)
+continue'
+    if [ -z "$PARKED_TID" ]; then
+        fail "$c" "gdb did not park a thread in stg_stop_thread_info: $(grep -E '^(parked|\*)|rror' "$T/fin-gdb.out" | head -n 4 | tr '\n' '|')"
+        kill -9 "$pid"; wait "$pid" 2>/dev/null; return
+    fi
+    sleep 0.2
+    "$HSSPY" record -q -F 499 -d 0.5 -f raw -o "$T/fin.raw" -p "$pid" 2>"$T/fin-rec.err"
+    check_status "$c-record" $? "$T/fin-rec.err"
+    kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+    "$HSSPY" report -f folded --threads "$T/fin.raw" | grep "^tid $PARKED_TID " >"$T/fin.folded" || true
+    local all last
+    all=$(total_count "$T/fin.folded")
+    last=$(count_matching "$T/fin.folded" "^tid $PARKED_TID \([^)]*\);\[haskell\];stg_stop_thread_info [0-9]+$")
+    check "$c" "of $all samples of the thread parked in stg_stop_thread_info, $last that code alone: $(head -n 3 "$T/fin.folded" | cut -c1-300 | tr '\n' '|')" \
+        test "$all" -ge 100 -a "$last" -eq "$all"
+    check "$c-no-errors" "$("$HSSPY" report -f report "$T/fin.raw" | grep '^ *errors:')" \
+        sh -c '"$1" report -f report "$2" | grep -Eq "^ *errors: *0(;|$)"' sh "$HSSPY" "$T/fin.raw"
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     workers "$suite" "ghc-$(ghc_version "$suite")"
+    finishing "$suite" "ghc-$(ghc_version "$suite")" "$(hs_build "$suite" spares spares.hs -- -O1 -threaded -rtsopts)"
 done
