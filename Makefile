@@ -68,6 +68,11 @@ $(B)/workloads/hs/calib: tests/workloads/hs/calib.hs tests/workloads/hs/calib_c.
 	@mkdir -p $(B)/workloads/hs/obj-calib
 	ghc -v0 -outputdir $(B)/workloads/hs/obj-calib -o $@ -O2 -threaded -rtsopts $(abspath $^)
 
+# GMP's assembly routines, without unwind information, under C callers.
+$(B)/workloads/bignum: tests/workloads/bignum.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -o $@ $< -lgmp
+
 # Cost centres read from a file: a PIE, so its pointers are relocated.
 $(B)/workloads/ccfile: tests/workloads/ccfile.c
 	@mkdir -p $(dir $@)

@@ -211,21 +211,24 @@ void unwind__free(struct unwinder *u)
     u->as = NULL;
 }
 
+/* Does code at pc have unwind information? (Cached by pc: frames recur.) */
+static bool has_cfi(struct unwinder *u, uint64_t pc)
+{
+    size_t slot = (pc >> 2) & 1023;
+    unw_proc_info_t pi;
+    if (u->cfi_cache_val[slot] >= 0 && u->cfi_cache_pc[slot] == pc)
+        return u->cfi_cache_val[slot] == 1;
+    memset(&pi, 0, sizeof pi);
+    bool has = find_proc_info(u->as, pc, &pi, 0, u) == 0;
+    u->cfi_cache_pc[slot] = pc;
+    u->cfi_cache_val[slot] = has;
+    return has;
+}
+
 bool unwind__is_haskell_pc(struct unwinder *u, uint64_t pc)
 {
     struct module *m = modset__find(u->ms, pc);
-    size_t slot = (pc >> 2) & 1023;
-    unw_proc_info_t pi;
-
-    if (!m || !m->is_haskell)
-        return false;
-    if (u->cfi_cache_val[slot] >= 0 && u->cfi_cache_pc[slot] == pc)
-        return u->cfi_cache_val[slot] == 0;
-    memset(&pi, 0, sizeof pi);
-    bool has_cfi = find_proc_info(u->as, pc, &pi, 0, u) == 0;
-    u->cfi_cache_pc[slot] = pc;
-    u->cfi_cache_val[slot] = has_cfi;
-    return !has_cfi;
+    return m && m->is_haskell && !has_cfi(u, pc);
 }
 
 /* Is there a call instruction just before ret? (call rel32, call *reg,
@@ -361,7 +364,8 @@ enum insn_kind {
     IK_ADD_RSP, /* add $imm,%rsp */
     IK_RET,
     IK_BRANCH, /* jcc, jmp, call: the frame is the same after */
-    IK_RSP,    /* moves rsp some other way (leave, mov/lea/and to rsp...) */
+    IK_RSP,    /* moves rsp some other way (leave, mov to rsp, and...) */
+    IK_SAVE,   /* mov %reg,imm(%rsp): reg saved in the frame */
 };
 struct insn {
     enum insn_kind kind;
@@ -543,17 +547,22 @@ static size_t insn_decode(const uint8_t *b, size_t left, struct insn *in)
         imm = immz;
     if (i + m + imm > left)
         return 0;
-    if ((op == 0x81 || op == 0x83) && rsp_rm && w) {
-        int64_t v = imm_at(mr + m, imm);
-        if (reg == 5) { /* sub */
-            in->kind = IK_SUB_RSP;
-            in->imm = v;
-        } else if (reg == 0) { /* add */
-            in->kind = IK_ADD_RSP;
-            in->imm = v;
-        } else if (reg != 7) {
-            in->kind = IK_RSP; /* and, or...: an alignment */
-        }
+    /* (%rsp as a memory operand's base, no index: ModRM rm 4, SIB 0x24) */
+    bool rsp_base = mod != 3 && rm == 4 && m >= 2 && mr[1] == 0x24 && !(rex & 3);
+    int64_t disp = !rsp_base ? 0 : mod == 1 ? (int8_t)mr[2] : mod == 2 ? imm_at(mr + 2, 4) : 0;
+    if ((op == 0x81 || op == 0x83) && rsp_rm && w && (reg == 0 || reg == 5)) {
+        int64_t v = imm_at(mr + m, imm) * (reg == 5 ? 1 : -1); /* (taken off rsp) */
+        in->kind = v >= 0 ? IK_SUB_RSP : IK_ADD_RSP;
+        in->imm = v >= 0 ? v : -v;
+    } else if ((op == 0x81 || op == 0x83) && rsp_rm && reg != 7) {
+        in->kind = IK_RSP; /* and, or...: an alignment */
+    } else if (op == 0x8d && reg == 4 && !(rex & 4) && w && rsp_base) {
+        in->kind = disp <= 0 ? IK_SUB_RSP : IK_ADD_RSP; /* lea disp(%rsp),%rsp */
+        in->imm = disp <= 0 ? -disp : disp;
+    } else if (op == 0x89 && w && rsp_base) {
+        in->kind = IK_SAVE;
+        in->reg = reg + (rex & 4 ? 8 : 0);
+        in->imm = disp;
     } else if (op == 0xff && (reg == 2 || reg == 3 || reg == 4 || reg == 5)) {
         in->kind = IK_BRANCH; /* call, jmp indirect */
     } else if (op == 0xff && reg == 6) {
@@ -582,6 +591,17 @@ static bool insn_cut(const uint8_t *b, size_t left)
     memcpy(pad, b, left);
     return insn_decode(pad, sizeof pad, &tmp) > left;
 }
+
+/* A frame as the code from its routine's entry has made it so far: how
+ * far below the entry's rsp rsp is, and where registers were saved (reg
+ * k, x86 number or -1, below[k] bytes under the entry's rsp). */
+#define ASM_SAVES 32
+struct asm_state {
+    uint64_t down;
+    int reg[ASM_SAVES];
+    uint64_t below[ASM_SAVES];
+    int n;
+};
 
 bool unwind__asm_caller(const uint8_t *entry, size_t entry_len, uint64_t start,
                         const uint8_t *at_pc, size_t pc_len, const struct user_regs_struct *in,
@@ -614,57 +634,77 @@ bool unwind__asm_caller(const uint8_t *entry, size_t entry_len, uint64_t start,
     }
     /* Else undo what the code from the entry to the pc did to rsp, in
      * straight-line order: its pushes and subtractions, less the pops and
-     * additions that undo them (registers saved around a call). A ret ends
-     * a path the pc is not on: the frame is as it was before the pops and
-     * additions that led to it. A pc past the bytes read: the frame as
-     * they leave it (the body keeps rsp still). */
+     * additions that undo them (registers saved around a call, an
+     * epilogue's); registers pushed, or stored in the frame (mov
+     * %reg,disp(%rsp)), are taken from there. The first branch ends the
+     * entry's straight line: the frame then is the body's, which a ret
+     * ends a path of; what follows a ret starts from the body's frame
+     * again. A pc past the bytes read: the frame as they leave it (the
+     * body keeps rsp still). */
     *out = *in;
     if (in->rip < start)
         return false;
-    uint64_t off = in->rip - start, down = 0, before_down = 0;
-    int pushed[32];
-    uint64_t at[32]; /* where pushed[k] went: this far below the entry's rsp */
-    int npushed = 0, before_npushed = 0;
+    struct asm_state cur = {0}, body = {0};
+    bool have_body = false;
+    uint64_t off = in->rip - start;
     for (size_t i = 0; i < entry_len && i < off; i += n) {
         if (!(n = insn_decode(entry + i, entry_len - i, &ins))) {
             if (insn_cut(entry + i, entry_len - i))
                 break; /* (cut short by the end of what was read) */
             return false;
         }
-        if (ins.kind != IK_POP && ins.kind != IK_ADD_RSP && ins.kind != IK_RET) {
-            before_down = down; /* (updated below for pushes and subs) */
-            before_npushed = npushed;
+        if ((ins.kind == IK_BRANCH || ins.kind == IK_RET) && !have_body) {
+            body = cur;
+            have_body = true;
         }
+        /* (A register saved again holds by then what the routine made of
+         * it: only its first save is the caller's.) */
+        bool again = false;
+        for (int j = 0; j < cur.n && ins.reg >= 0; j++)
+            again |= cur.reg[j] == ins.reg;
         switch (ins.kind) {
         case IK_PUSH:
-            if (npushed == 32)
+            if (cur.n == ASM_SAVES)
                 return false;
-            down += 8;
-            pushed[npushed] = ins.reg;
-            at[npushed++] = down;
+            cur.down += 8;
+            cur.reg[cur.n] = again ? -1 : ins.reg;
+            cur.below[cur.n++] = cur.down;
+            break;
+        case IK_SAVE:
+            /* (the entry's stores only: later ones are the body's spills) */
+            if (have_body || again)
+                break;
+            if (cur.n == ASM_SAVES || ins.imm < 0 || (uint64_t)ins.imm + 8 > cur.down)
+                return false;
+            cur.reg[cur.n] = ins.reg;
+            cur.below[cur.n++] = cur.down - (uint64_t)ins.imm;
             break;
         case IK_SUB_RSP:
             if (ins.imm <= 0 || ins.imm >= (1 << 20))
                 return false;
-            down += (uint64_t)ins.imm;
+            cur.down += (uint64_t)ins.imm;
             break;
         case IK_POP:
-            if (npushed == 0 || down != at[npushed - 1])
+        case IK_ADD_RSP: {
+            uint64_t up = ins.kind == IK_POP ? 8 : (uint64_t)ins.imm;
+            if (up > cur.down)
                 return false;
-            npushed--;
-            down -= 8;
+            cur.down -= up;
+            /* (what is above rsp now is no longer the frame: a register
+             * saved there was restored, by this pop or before the add) */
+            int k = 0;
+            for (int j = 0; j < cur.n; j++)
+                if (cur.below[j] <= cur.down) {
+                    cur.reg[k] = cur.reg[j];
+                    cur.below[k++] = cur.below[j];
+                }
+            cur.n = k;
             break;
-        case IK_ADD_RSP:
-            if (ins.imm <= 0 || (uint64_t)ins.imm > down ||
-                (npushed > 0 && down - (uint64_t)ins.imm < at[npushed - 1]))
-                return false;
-            down -= (uint64_t)ins.imm;
-            break;
+        }
         case IK_RET:
-            if (down != 0)
+            if (cur.down != 0)
                 return false; /* (a ret with a frame: not a path's end) */
-            down = before_down;
-            npushed = before_npushed;
+            cur = body;
             break;
         case IK_RSP:
             return false;
@@ -672,12 +712,8 @@ bool unwind__asm_caller(const uint8_t *entry, size_t entry_len, uint64_t start,
         case IK_BRANCH:
             break;
         }
-        if (ins.kind == IK_PUSH || ins.kind == IK_SUB_RSP) {
-            before_down = down;
-            before_npushed = npushed;
-        }
     }
-    return frame_caller(in->rsp + down, pushed, at, npushed, read, ctx, out);
+    return frame_caller(in->rsp + cur.down, cur.reg, cur.below, cur.n, read, ctx, out);
 }
 
 bool unwind__stg_run(const uint8_t *code, size_t len, uint64_t base,
@@ -792,18 +828,20 @@ static bool asm_caller(struct unwinder *u, const struct user_regs_struct *in,
 {
     struct module *m = modset__find(u->ms, in->rip);
     const struct sym *s = m ? module__symbol(m, in->rip) : NULL;
-    uint8_t entry[256], at_pc[32];
-    size_t elen = sizeof entry, plen = sizeof at_pc;
+    size_t len = 0;
     if (!s)
         return false;
-    uint64_t start = s->addr + (uint64_t)m->bias;
-    /* (Near the end of a segment, less.) */
-    while (elen > 16 && modset__read(u->ms, start, entry, elen) < 0)
-        elen /= 2;
-    while (plen > 4 && modset__read(u->ms, in->rip, at_pc, plen) < 0)
-        plen /= 2;
-    if (elen <= 16 || plen <= 4 ||
-        !unwind__asm_caller(entry, elen, start, at_pc, plen, in, read_word, u, out))
+    uint64_t start = s->addr + (uint64_t)m->bias, off = in->rip - start;
+    /* The routine's code in the file's image, as far as its symbol (or
+     * its segment, 64 KB at most) goes: no copy. */
+    const uint8_t *code = module__file_at(m, s->addr, &len);
+    if (s->size > 0 && len > s->size)
+        len = (size_t)s->size;
+    if (len > 65536)
+        len = 65536;
+    if (!code || in->rip < start || off >= len ||
+        !unwind__asm_caller(code, len, start, code + off, len - off < 32 ? len - off : 32, in,
+                            read_word, u, out))
         return false;
     return out->rip > 8 && out->rsp > in->rsp && modset__find(u->ms, out->rip - 1) &&
            after_call(u, out->rip);
@@ -889,25 +927,12 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
         prev_sp = sp;
         unw_word_t frame_rbp = 0;
         unw_get_reg(&c, UNW_X86_64_RBP, &frame_rbp);
-        /* (What this frame's registers are, should libunwind not know
-         * how to step it: a cursor is a plain copy.) */
-        unw_cursor_t before = c;
-        u->stepping = true;
-        int r = unw_step(&c);
-        u->stepping = false;
-        unw_word_t nip = 0;
-        unw_get_reg(&c, UNW_REG_IP, &nip);
-        /* (libunwind guessed through rbp, which a leaf without CFI leaves
-         * as its caller had it: no frame pointer in a C program.) */
-        bool found = n == 1 && (r <= 0 || !modset__find(u->ms, nip)) &&
-                     leaf_caller(u, u->regs, &leaf);
-        unw_proc_info_t no_cfi;
-        bool astray = !found &&
-                      (r <= 0 || nip == ip || nip <= 8 || !modset__find(u->ms, nip - 1) ||
-                       !after_call(u, nip)) &&
-                      find_proc_info(u->as, n == 1 ? ip : ip - 1, &no_cfi, 0, u) < 0;
-        if (astray) {
-            /* Assembly without CFI (GMP's): its prologue says its frame. */
+        /* Code without unwind information: libunwind guesses its caller
+         * through rbp, which such code (GMP's assembly) may use as it
+         * pleases, and which can lead to a stale return address. Its
+         * registers now, for a caller read from its code instead. */
+        bool no_cfi = !has_cfi(u, kind == FK_PC ? ip : ip - 1);
+        if (no_cfi) {
             static const int saved[] = {UNW_X86_64_RBX, UNW_X86_64_RBP, UNW_X86_64_R12,
                                         UNW_X86_64_R13, UNW_X86_64_R14, UNW_X86_64_R15};
             unsigned long long *dst[] = {&asm_frame.rbx, &asm_frame.rbp, &asm_frame.r12,
@@ -917,12 +942,26 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
             asm_frame.rsp = sp;
             for (size_t k = 0; k < sizeof saved / sizeof *saved; k++) {
                 unw_word_t v = 0;
-                if (unw_get_reg(&before, saved[k], &v) == 0)
+                if (unw_get_reg(&c, saved[k], &v) == 0)
                     *dst[k] = v;
             }
-            if ((found = asm_caller(u, &asm_frame, &asm_next)))
-                leaf = asm_next;
         }
+        u->stepping = true;
+        int r = unw_step(&c);
+        u->stepping = false;
+        unw_word_t nip = 0;
+        unw_get_reg(&c, UNW_REG_IP, &nip);
+        /* (libunwind guessed through rbp, which a leaf without CFI leaves
+         * as its caller had it: no frame pointer in a C program.) */
+        bool found = n == 1 && (r <= 0 || !modset__find(u->ms, nip)) &&
+                     leaf_caller(u, u->regs, &leaf);
+        if (!found && no_cfi && asm_caller(u, &asm_frame, &asm_next)) {
+            leaf = asm_next; /* (its prologue says its frame) */
+            found = true;
+        }
+        bool astray = no_cfi && !found &&
+                      (r <= 0 || nip == ip || nip <= 8 || !modset__find(u->ms, nip - 1) ||
+                       !after_call(u, nip));
         if (found) {
             /* A caller found without libunwind: the unwind carries on from
              * its registers. */

@@ -98,3 +98,20 @@ popper=$(count_matching "$T/epilogue.folded" ';main;framed;popper [0-9]+$')
 all=$(total_count "$T/epilogue.folded")
 check "epilogue-callers" "$framed of $all samples under main;framed, $popper in popper: $(sort -t' ' -k2 -rn "$T/epilogue.folded" | head -n 4 | tr '\n' '|')" \
     test "$all" -ge 500 -a "$popper" -ge 100 -a "$((framed * 100))" -ge "$((all * 99))"
+
+# GMP's assembly routines (mpn_*, no unwind information; they push the
+# registers they use, or store them in a frame they make, and use rbp as
+# data) under its C (mpz_*, with it): their frames are read from their
+# code, and the samples in them are under main;work;square or reduce and
+# the mpz_ function called. (A few in a thousand are cut short where the
+# C stack is deeper than the copy, GMP's C taking large temporaries on the
+# stack: what lies beyond is read after the thread has run on. Before,
+# only libunwind's guess through rbp: a quarter of them cut short, or
+# under a stale caller.)
+"$HSSPY" record -q -F 999 -d 2 -o "$T/bignum.folded" -- "$W/bignum" 2.5 >/dev/null 2>"$T/bignum.err"
+check_status "gmp-exit-status" $? "$T/bignum.err"
+grep -E '(^|;)__gmpn_' "$T/bignum.folded" >"$T/gmp" || true
+all=$(total_count "$T/gmp")
+rooted=$(count_matching "$T/gmp" '^_start;__libc_start_main;__libc_start_call_main;main;work;(square|reduce);__gmpz_[a-z_0-9]+;')
+check "gmp-callers" "$rooted of $all samples in GMP's assembly under main;work;square or reduce: $(grep -Ev '^_start;__libc_start_main;__libc_start_call_main;main;work;(square|reduce);__gmpz_' "$T/gmp" | sort -t' ' -k2 -rn | head -n 4 | cut -c1-250 | tr '\n' '|')" \
+    test "$all" -ge 500 -a "$((rooted * 100))" -ge "$((all * 98))"

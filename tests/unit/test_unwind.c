@@ -263,7 +263,8 @@ TEST(stg_run_nothing_made_up)
  * with two registers saved around it (as mpn_divrem_2 does), a loop, and
  * pops rbx before its ret. asm_two pushes two registers with an
  * instruction between, has an early way out (pops, ret) before the rest
- * of its frame (sub $0x18,%rsp), then calls and undoes it all. asm_bad1
+ * of its frame (sub $0x18,%rsp), then calls and undoes it all.
+ * asm_three makes its frame as mpn_sqr_basecase does (below). asm_bad1
  * aligns rsp, asm_bad2 holds an x87 instruction: no frame is made up. */
 __asm__(".text\n"
         ".globl asm_sub1, asm_sub1_push, asm_sub1_body, asm_sub1_loop, asm_sub1_call\n"
@@ -359,6 +360,44 @@ __asm__(".text\n"
         "    pop %rbp\n"
         "    ret\n"
         "asm_two_end:\n"
+        ".globl asm_three, asm_three_path1, asm_three_path2, asm_three_path2_pop\n"
+        ".globl asm_three_body, asm_three_pop, asm_three_end\n"
+        "asm_three:\n"
+        "    mov %edx,%ecx\n"
+        "    add $-40,%rsp\n"
+        "    and $3,%ecx\n"
+        "    mov %rbx,0x20(%rsp)\n"
+        "    mov %rbp,0x18(%rsp)\n"
+        "    mov %r12,0x10(%rsp)\n"
+        "    mov %r13,0x8(%rsp)\n"
+        "    mov %r14,(%rsp)\n"
+        "    lea 0x10(%rip),%rax\n"
+        "    jmp *%rax\n"
+        "    mov (%rsi),%rax\n"
+        "    add $0x28,%rsp\n"
+        "asm_three_path1:\n"
+        "    mov %rax,(%rdi)\n"
+        "    ret\n"
+        "    mov (%rsi),%rax\n"
+        "    add $0x20,%rsp\n"
+        "asm_three_path2:\n"
+        "    mul %r11\n"
+        "asm_three_path2_pop:\n"
+        "    pop %rbx\n"
+        "    add %rax,%r11\n"
+        "    ret\n"
+        "    mov %rdx,%rbx\n"
+        "asm_three_body:\n"
+        "    mul %rbx\n"
+        "    mov %r15,%r9\n"
+        "asm_three_pop:\n"
+        "    pop %r14\n"
+        "    pop %r13\n"
+        "    pop %r12\n"
+        "    pop %rbp\n"
+        "    pop %rbx\n"
+        "    ret\n"
+        "asm_three_end:\n"
         ".globl asm_bad1, asm_bad1_body, asm_bad1_end, asm_bad2, asm_bad2_body, asm_bad2_end\n"
         "asm_bad1:\n"
         "    push %rbx\n"
@@ -381,6 +420,8 @@ extern const uint8_t asm_sub1[], asm_sub1_push[], asm_sub1_body[], asm_sub1_loop
     asm_sub1_pop[], asm_sub1_ret[], asm_sub1_end[];
 extern const uint8_t asm_two[], asm_two_push2[], asm_two_early_ret[], asm_two_after_early[],
     asm_two_body[], asm_two_after_call[], asm_two_add[], asm_two_pop[], asm_two_end[];
+extern const uint8_t asm_three[], asm_three_path1[], asm_three_path2[], asm_three_path2_pop[],
+    asm_three_body[], asm_three_pop[], asm_three_end[];
 extern const uint8_t asm_bad1[], asm_bad1_body[], asm_bad1_end[], asm_bad2[], asm_bad2_body[],
     asm_bad2_end[];
 
@@ -391,7 +432,7 @@ extern const uint8_t asm_bad1[], asm_bad1_body[], asm_bad1_end[], asm_bad2[], as
 /* The frame of a routine stopped with `depth` bytes below its entry's
  * rsp: regs[k] pushed k-th (x86 numbers, -1: a slot of no register). */
 struct a_frame {
-    int regs[4];
+    int regs[6];
     int npushed;
 };
 static uint64_t a_pushed(int reg) { return 0x2000 + (uint64_t)reg; }
@@ -493,6 +534,21 @@ TEST(asm_caller_early_return_and_sub)
     CHECK(a_check(s, e, asm_two_pop, 16, &two));
     /* A wrong depth puts the return address elsewhere: not this one. */
     CHECK(!a_check(s, e, asm_two_body, 16, &two));
+}
+
+/* Registers stored in a frame made by an add of a negative (mpn_sqr_basecase
+ * does so), a jump table, paths that free part of the frame or all of it
+ * before their ret, and one that pops its registers. */
+TEST(asm_caller_stored_registers)
+{
+    const struct a_frame none = {{0}, 0}, rbx = {{3}, 1},
+                         five = {{3, 5, 12, 13, 14}, 5};
+    const uint8_t *s = asm_three, *e = asm_three_end;
+    CHECK(a_check(s, e, asm_three_path1, 0, &none));
+    CHECK(a_check(s, e, asm_three_path2, 8, &rbx));
+    CHECK(a_check(s, e, asm_three_path2_pop, 8, &rbx));
+    CHECK(a_check(s, e, asm_three_body, 40, &five));
+    CHECK(a_check(s, e, asm_three_pop, 40, &five));
 }
 
 TEST(asm_caller_nothing_made_up)
