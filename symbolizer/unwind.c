@@ -201,6 +201,8 @@ int unwind__init(struct unwinder *u, struct modset *ms, pid_t pid)
     unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
     for (size_t i = 0; i < 1024; i++)
         u->cfi_cache_val[i] = -1;
+    for (size_t i = 0; i < 256; i++)
+        u->sig_cache_val[i] = -1;
     return 0;
 }
 
@@ -223,6 +225,19 @@ static bool has_cfi(struct unwinder *u, uint64_t pc)
     u->cfi_cache_pc[slot] = pc;
     u->cfi_cache_val[slot] = has;
     return has;
+}
+
+/* Is ip (a frame's, above the first) a signal handler's way back,
+ * __restore_rt? (Cached by ip, as has_cfi.) */
+static bool is_sigreturn(struct unwinder *u, uint64_t ip)
+{
+    size_t slot = (ip >> 3) & 255;
+    if (u->sig_cache_val[slot] >= 0 && u->sig_cache_pc[slot] == ip)
+        return u->sig_cache_val[slot] == 1;
+    bool is = modset__is_sigreturn(u->ms, ip);
+    u->sig_cache_pc[slot] = ip;
+    u->sig_cache_val[slot] = is;
+    return is;
 }
 
 bool unwind__is_haskell_pc(struct unwinder *u, uint64_t pc)
@@ -916,7 +931,7 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
              * stack holds its start arguments, not frames). Stop there. */
             break;
         }
-        interrupted = n > 0 && modset__is_sigreturn(u->ms, ip);
+        interrupted = n > 0 && is_sigreturn(u, ip);
         uint32_t kind = pc || interrupted ? FK_PC : FK_RET;
         out[n++] = (struct raw_frame){ip, kind, 0};
         if (n > 1 && sp <= prev_sp) {

@@ -48,6 +48,8 @@ struct unwinder {
     struct unwind_stats st;
     uint64_t cfi_cache_pc[1024];
     int8_t cfi_cache_val[1024];
+    uint64_t sig_cache_pc[256]; /* is a return address a signal's way back? */
+    int8_t sig_cache_val[256];
 };
 
 struct unwind_result {
