@@ -272,7 +272,9 @@ gdb_park() {
     hs_run "$suite" timeout 60 gdb -p "$pid" -batch -x "$script" >"$out" 2>&1
     PARKED_TID=
     if grep -q '^parked' "$out"; then
-        PARKED_TID=$(sed -n 's/^\* *[0-9]* *Thread 0x[0-9a-f]* (LWP \([0-9]*\)).*/\1/p' "$out" | head -n1)
+        # ("Thread 0x7f... (LWP 123)", or "LWP 123" where gdb could not
+        # load libthread_db for the program)
+        PARKED_TID=$(sed -n -E 's/^\* *[0-9]+ +(Thread 0x[0-9a-f]+ \(LWP ([0-9]+)\)|LWP ([0-9]+)) .*/\2\3/p' "$out" | head -n1)
     fi
 }
 

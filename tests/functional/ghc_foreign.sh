@@ -130,7 +130,7 @@ for t in gdb.selected_inferior().threads():
         t.switch()
 end
 signal SIGUSR1'
-    tid=$(sed -n 's/^\* *[0-9]* *Thread 0x[0-9a-f]* (LWP \([0-9]*\)) "c_spinner" .* in generic_handler .*/\1/p' "$T/usr1-gdb.out" | head -n1)
+    tid=$(sed -n -E 's/^\* *[0-9]+ +(Thread 0x[0-9a-f]+ \(LWP ([0-9]+)\)|LWP ([0-9]+)) "c_spinner" .* in generic_handler .*/\2\3/p' "$T/usr1-gdb.out" | head -n1)
     if ! grep -q '^parked' "$T/usr1-gdb.out" || [ -z "$tid" ]; then
         fail "$c" "gdb did not park c_spinner in generic_handler: $(grep -E '^(parked|\*)|rror' "$T/usr1-gdb.out" | head -n 4 | tr '\n' '|')"
         kill -9 "$pid"; wait "$pid" 2>/dev/null; return
