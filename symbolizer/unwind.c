@@ -848,12 +848,14 @@ static bool asm_caller(struct unwinder *u, const struct user_regs_struct *in,
         return false;
     uint64_t start = s->addr + (uint64_t)m->bias, off = in->rip - start;
     /* The routine's code in the file's image, as far as its symbol (or
-     * its segment, 64 KB at most) goes: no copy. */
+     * its segment) goes, no copy; 16 KB at most, all of an assembly
+     * routine, and a bound on the decoding a frame costs (in a program
+     * without any CFI, every frame is decoded from its function's start). */
     const uint8_t *code = module__file_at(m, s->addr, &len);
     if (s->size > 0 && len > s->size)
         len = (size_t)s->size;
-    if (len > 65536)
-        len = 65536;
+    if (len > 16384)
+        len = 16384;
     if (!code || in->rip < start || off >= len ||
         !unwind__asm_caller(code, len, start, code + off, len - off < 32 ? len - off : 32, in,
                             read_word, u, out))
