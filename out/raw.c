@@ -214,6 +214,7 @@ static int write_raw_file(const struct profile *p, bool names_follow, FILE *f)
     put_u64(&s, p->pause_prefetched); /* and later */
     put_u64(&s, p->pause_prefetch_missed);
     put_u64(&s, p->stop_reads_waiting); /* and later */
+    put_u64(&s, p->beyond_copy); /* and later */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -510,6 +511,8 @@ static void read_meta(struct cur *c, struct profile *p)
     }
     if (!c->bad && c->left >= 8)
         p->stop_reads_waiting = get_u64(c, "a counter");
+    if (!c->bad && c->left >= 8)
+        p->beyond_copy = get_u64(c, "a counter");
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

@@ -91,6 +91,10 @@ static void header(const struct profile *p, FILE *f)
                    "(stacks and runtime words), %.1f KB per tick\n",
                 (double)p->copied_bytes / (double)p->copied_threads / 1024,
                 p->ticks ? (double)p->copied_bytes / (double)p->ticks / 1024 : 0.0);
+    if (p->beyond_copy)
+        fprintf(f, "  beyond:    %" PRIu64 " samples' C stacks went deeper than the copy: their "
+                   "outer frames were read after the thread ran on, and may be wrong\n",
+                p->beyond_copy);
     if (p->repeated)
         fprintf(f, "  idle:      %" PRIu64 " samples of threads that had not run were taken "
                    "without stopping them\n", p->repeated);

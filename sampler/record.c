@@ -216,10 +216,18 @@ static void keep_idle(struct kept *k, uint64_t where, struct last_sample ls)
 static bool idle_state(char state) { return state == 'S' || state == 'D'; }
 
 /* How much C stack to copy next time: what this unwind used, with room to
- * spare; twice as much as we had if the unwind had to read beyond it. */
-static uint32_t next_stack_want(const struct unwind_result *ur, uint64_t had, size_t max)
+ * spare; twice as much as we had if the unwind had to read beyond it. It
+ * shrinks by a sixteenth a sample at most (before: the last want), as a
+ * thread's C stack often deepens again: GMP's C, say, takes temporaries of
+ * tens of KB on the stack in some calls and not others, and a want that
+ * followed each sample left some in a hundred reading their outer frames
+ * from the program after it had run on. */
+static uint32_t next_stack_want(const struct unwind_result *ur, uint64_t had, uint32_t before,
+                                size_t max)
 {
     uint64_t want = ur->live_reads ? had * 2 : ur->stack_used + ur->stack_used / 2 + 1024;
+    if (want < before - before / 16)
+        want = before - before / 16;
     if (want < 4096)
         want = 4096;
     if (want > max)
@@ -300,7 +308,9 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         }
     }
     if (walked && th)
-        th->stack_want = next_stack_want(&ur, tc->stack_len, r->cap.stack_bytes);
+        th->stack_want = next_stack_want(&ur, tc->stack_len, th->stack_want, r->cap.stack_bytes);
+    if (walked && ur.live_reads)
+        r->p.beyond_copy += weight;
     if (walked && th && tc->soft && ur.missing_regs) {
         /* Its frames there need registers only a stop gives. */
         tracee__soft_refuse(th, tc->regs.rip);

@@ -38,6 +38,7 @@ static void build(struct profile *p)
     p->pause_prefetched = 8;
     p->pause_prefetch_missed = 3;
     p->stop_reads_waiting = 40;
+    p->beyond_copy = 12;
     p->copied_bytes = 123456;
     p->copied_threads = 78;
     p->stop_reads = 91;
@@ -177,6 +178,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.pause_prefetched, 8);
     CHECK_EQ_INT(b.pause_prefetch_missed, 3);
     CHECK_EQ_INT(b.stop_reads_waiting, 40);
+    CHECK_EQ_INT(b.beyond_copy, 12);
     CHECK_EQ_INT(b.cs_errno, 13);
     CHECK_EQ_INT(b.nmodules, 2);
     CHECK_EQ_STR(b.modules[0].path, "/bin/prog");
@@ -370,7 +372,8 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the count of reads while registers were
+     * type, size, payload. Drop the count of samples whose C stack went
+     * beyond the copy, then also the count of reads while registers were
      * awaited, then also the counts of stops whose C stack was prefetched,
      * then also the count of stops whose registers came from their
      * switch's sample, then also the count of rings read
@@ -389,7 +392,7 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {8, 24, 32, 40, 48, 56, 72, 80, 88, 89, 90, 115, 131, 167, 175, 191, 215};
+    static const int cuts[] = {8, 16, 32, 40, 48, 56, 64, 80, 88, 96, 97, 98, 123, 139, 175, 183, 199, 223};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         uint64_t shorter = size - (uint64_t)cut;
@@ -401,33 +404,34 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)cut, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without %d bytes of counters: %s", cut, err);
-        CHECK_EQ_INT(b.stop_reads_waiting, 0);
-        CHECK_EQ_INT(b.pause_prefetched, cut <= 8 ? 8 : 0);
-        CHECK_EQ_INT(b.pause_prefetch_missed, cut <= 8 ? 3 : 0);
-        CHECK_EQ_INT(b.pause_regs_ring, cut <= 24 ? 5 : 0);
-        CHECK_EQ_INT(b.cs_drains, cut <= 32 ? 6 : 0);
-        CHECK_EQ_INT(b.pause_switched, cut <= 40 ? 2 : 0);
-        CHECK_EQ_INT(b.calls_known, cut <= 48 ? 42 : 0);
-        CHECK_EQ_INT(b.preempt, cut <= 56 ? 900 : 0);
-        CHECK_EQ_INT(b.preempt_refused, cut <= 56 ? 9 : 0);
-        CHECK_EQ_INT(b.soft_idle, cut <= 72 ? 17 : 0);
-        CHECK_EQ_INT(b.first_tick_cpu_ns, cut <= 80 ? 4000000 : 0);
+        CHECK_EQ_INT(b.beyond_copy, 0);
+        CHECK_EQ_INT(b.stop_reads_waiting, cut <= 8 ? 40 : 0);
+        CHECK_EQ_INT(b.pause_prefetched, cut <= 16 ? 8 : 0);
+        CHECK_EQ_INT(b.pause_prefetch_missed, cut <= 16 ? 3 : 0);
+        CHECK_EQ_INT(b.pause_regs_ring, cut <= 32 ? 5 : 0);
+        CHECK_EQ_INT(b.cs_drains, cut <= 40 ? 6 : 0);
+        CHECK_EQ_INT(b.pause_switched, cut <= 48 ? 2 : 0);
+        CHECK_EQ_INT(b.calls_known, cut <= 56 ? 42 : 0);
+        CHECK_EQ_INT(b.preempt, cut <= 64 ? 900 : 0);
+        CHECK_EQ_INT(b.preempt_refused, cut <= 64 ? 9 : 0);
+        CHECK_EQ_INT(b.soft_idle, cut <= 80 ? 17 : 0);
+        CHECK_EQ_INT(b.first_tick_cpu_ns, cut <= 88 ? 4000000 : 0);
         CHECK_EQ_INT(b.self_cpu_ns, 90000000);
-        CHECK_EQ_INT(b.nice, cut <= 88 ? -10 : 0);
-        CHECK(b.cs_cpu_wide == (cut <= 89));
-        CHECK(b.nonblocking == (cut <= 90));
-        CHECK_EQ_INT(b.ps_samples, cut <= 90 ? 700 : 0);
-        CHECK_EQ_INT(b.ps_lost, cut <= 90 ? 2 : 0);
-        CHECK_EQ_INT(b.fd_short, cut <= 115 ? 5 : 0);
-        CHECK_EQ_INT(b.fd_limit, cut <= 115 ? 200 : 0);
-        CHECK_EQ_INT(b.cs_threads, cut <= 131 ? 11 : 0);
-        CHECK_EQ_INT(b.cs_losses, cut <= 131 ? 3 : 0);
-        CHECK_EQ_INT(b.cs_errno, cut <= 131 ? 13 : 0);
-        CHECK_EQ_INT(b.cs_busy, cut <= 131 ? 4 : 0);
-        CHECK_EQ_INT(b.stop_reads, cut <= 167 ? 91 : 0);
-        CHECK_EQ_INT(b.copied_bytes, cut <= 175 ? 123456 : 0);
-        CHECK_EQ_INT(b.copied_threads, cut <= 175 ? 78 : 0);
-        CHECK_EQ_INT(b.soft_short, cut <= 191 ? 1 : 0);
+        CHECK_EQ_INT(b.nice, cut <= 96 ? -10 : 0);
+        CHECK(b.cs_cpu_wide == (cut <= 97));
+        CHECK(b.nonblocking == (cut <= 98));
+        CHECK_EQ_INT(b.ps_samples, cut <= 98 ? 700 : 0);
+        CHECK_EQ_INT(b.ps_lost, cut <= 98 ? 2 : 0);
+        CHECK_EQ_INT(b.fd_short, cut <= 123 ? 5 : 0);
+        CHECK_EQ_INT(b.fd_limit, cut <= 123 ? 200 : 0);
+        CHECK_EQ_INT(b.cs_threads, cut <= 139 ? 11 : 0);
+        CHECK_EQ_INT(b.cs_losses, cut <= 139 ? 3 : 0);
+        CHECK_EQ_INT(b.cs_errno, cut <= 139 ? 13 : 0);
+        CHECK_EQ_INT(b.cs_busy, cut <= 139 ? 4 : 0);
+        CHECK_EQ_INT(b.stop_reads, cut <= 175 ? 91 : 0);
+        CHECK_EQ_INT(b.copied_bytes, cut <= 183 ? 123456 : 0);
+        CHECK_EQ_INT(b.copied_threads, cut <= 183 ? 78 : 0);
+        CHECK_EQ_INT(b.soft_short, cut <= 199 ? 1 : 0);
         CHECK_EQ_INT(b.soft, 50);
         CHECK_EQ_INT(b.nsamples, 10);
         profile__free(&b);
