@@ -203,6 +203,8 @@ int unwind__init(struct unwinder *u, struct modset *ms, pid_t pid)
         u->cfi_cache_val[i] = -1;
     for (size_t i = 0; i < 256; i++)
         u->sig_cache_val[i] = -1;
+    /* (Without it, a layout is found at every frame again.) */
+    u->asm_cache = calloc(UNWIND_ASM_CACHE, sizeof *u->asm_cache);
     return 0;
 }
 
@@ -211,6 +213,8 @@ void unwind__free(struct unwinder *u)
     if (u->as)
         unw_destroy_addr_space(u->as);
     u->as = NULL;
+    free(u->asm_cache);
+    u->asm_cache = NULL;
 }
 
 /* Does code at pc have unwind information? (Cached by pc: frames recur.) */
@@ -277,6 +281,8 @@ static bool scan_for_haskell(struct unwinder *u, uint64_t sp, uint64_t *ret, uin
     }
     return false;
 }
+
+static bool is_callee_saved(int n) { return n == 3 || n == 5 || (n >= 12 && n <= 15); }
 
 /* A callee-saved register of regs by its x86 number (0-15), or NULL. */
 static unsigned long long *callee_saved(struct user_regs_struct *regs, int n)
@@ -618,31 +624,33 @@ struct asm_state {
     int n;
 };
 
-bool unwind__asm_caller(const uint8_t *entry, size_t entry_len, uint64_t start,
-                        const uint8_t *at_pc, size_t pc_len, const struct user_regs_struct *in,
-                        unwind_read_fn read, void *ctx, struct user_regs_struct *out)
+/* The frame at the pc (in routine code whose first byte is at start) as a
+ * layout: false for a form not known (see unwind__asm_caller). Depends on
+ * the code alone, so it may be cached by pc. */
+static bool asm_layout(const uint8_t *entry, size_t entry_len, uint64_t start,
+                       const uint8_t *at_pc, size_t pc_len, uint64_t pc, struct asm_state *out)
 {
-    uint64_t ra, v;
     struct insn ins;
     size_t n;
-    *out = *in;
-    /* In an epilogue: run it (an add to rsp, pops, ret). */
+    /* In an epilogue: run it (an add to rsp, pops, ret): the return
+     * address is above what it adds and pops, the registers it pops
+     * under that. */
+    struct asm_state ep = {0};
+    uint64_t at[ASM_SAVES];
     for (size_t i = 0; i < pc_len && (n = insn_decode(at_pc + i, pc_len - i, &ins)) != 0;
          i += n) {
         if (ins.kind == IK_RET) {
-            if (read(ctx, out->rsp, &ra) < 0)
-                return false;
-            out->rip = ra;
-            out->rsp += 8;
+            for (int k = 0; k < ep.n; k++)
+                ep.below[k] = ep.down - at[k];
+            *out = ep;
             return true;
         }
-        if (ins.kind == IK_ADD_RSP && ins.imm >= 0 && i == 0) {
-            out->rsp += (uint64_t)ins.imm;
-        } else if (ins.kind == IK_POP && callee_saved(out, ins.reg)) {
-            if (read(ctx, out->rsp, &v) < 0)
-                return false;
-            *callee_saved(out, ins.reg) = v;
-            out->rsp += 8;
+        if (ins.kind == IK_ADD_RSP && ins.imm >= 0 && ins.imm < (1 << 20) && i == 0) {
+            ep.down += (uint64_t)ins.imm;
+        } else if (ins.kind == IK_POP && ep.n < ASM_SAVES && is_callee_saved(ins.reg)) {
+            ep.reg[ep.n] = ins.reg;
+            at[ep.n++] = ep.down;
+            ep.down += 8;
         } else {
             break;
         }
@@ -656,12 +664,11 @@ bool unwind__asm_caller(const uint8_t *entry, size_t entry_len, uint64_t start,
      * ends a path of; what follows a ret starts from the body's frame
      * again. A pc past the bytes read: the frame as they leave it (the
      * body keeps rsp still). */
-    *out = *in;
-    if (in->rip < start)
+    if (pc < start)
         return false;
     struct asm_state cur = {0}, body = {0};
     bool have_body = false;
-    uint64_t off = in->rip - start;
+    uint64_t off = pc - start;
     for (size_t i = 0; i < entry_len && i < off; i += n) {
         if (!(n = insn_decode(entry + i, entry_len - i, &ins))) {
             if (insn_cut(entry + i, entry_len - i))
@@ -728,7 +735,18 @@ bool unwind__asm_caller(const uint8_t *entry, size_t entry_len, uint64_t start,
             break;
         }
     }
-    return frame_caller(in->rsp + cur.down, cur.reg, cur.below, cur.n, read, ctx, out);
+    *out = cur;
+    return true;
+}
+
+bool unwind__asm_caller(const uint8_t *entry, size_t entry_len, uint64_t start,
+                        const uint8_t *at_pc, size_t pc_len, const struct user_regs_struct *in,
+                        unwind_read_fn read, void *ctx, struct user_regs_struct *out)
+{
+    struct asm_state f;
+    *out = *in;
+    return asm_layout(entry, entry_len, start, at_pc, pc_len, in->rip, &f) &&
+           frame_caller(in->rsp + f.down, f.reg, f.below, f.n, read, ctx, out);
 }
 
 bool unwind__stg_run(const uint8_t *code, size_t len, uint64_t base,
@@ -834,19 +852,25 @@ static bool leaf_caller(struct unwinder *u, const struct user_regs_struct *in,
     return true;
 }
 
-/* The caller of a frame without unwind information that its prologue
- * alone made (unwind__asm_caller), its function's start from the symbol
- * table of the module that maps the pc: if what it gives follows a call
- * in a mapped object. */
-static bool asm_caller(struct unwinder *u, const struct user_regs_struct *in,
-                       struct user_regs_struct *out)
+/* The layout of a frame without unwind information at pc, in module m
+ * (see unwind__asm_caller), from the code at the pc and from its
+ * function's start by the module's symbol table; cached by pc, as the
+ * same frames recur and the code does not change: for each sample of a
+ * pc deep in an assembly routine, up to 16 KB of code would be decoded
+ * again. NULL where it has none known. */
+static const struct unwind_asm_layout *asm_layout_at(struct unwinder *u, struct module *m,
+                                                     uint64_t pc)
 {
-    struct module *m = modset__find(u->ms, in->rip);
-    const struct sym *s = m ? module__symbol(m, in->rip) : NULL;
+    struct unwind_asm_layout *c =
+        u->asm_cache ? &u->asm_cache[(pc ^ pc >> 10) & (UNWIND_ASM_CACHE - 1)] : &u->asm_one;
+    if (c->m == m && c->pc == pc)
+        return c->ok ? c : NULL;
+    const struct sym *s = module__symbol(m, pc);
     size_t len = 0;
+    struct asm_state f;
     if (!s)
-        return false;
-    uint64_t start = s->addr + (uint64_t)m->bias, off = in->rip - start;
+        return NULL; /* (not cached: the symbol tables may come later) */
+    uint64_t start = s->addr + (uint64_t)m->bias, off = pc - start;
     /* The routine's code in the file's image, as far as its symbol (or
      * its segment) goes, no copy; 16 KB at most, all of an assembly
      * routine, and a bound on the decoding a frame costs (in a program
@@ -856,9 +880,42 @@ static bool asm_caller(struct unwinder *u, const struct user_regs_struct *in,
         len = (size_t)s->size;
     if (len > 16384)
         len = 16384;
-    if (!code || in->rip < start || off >= len ||
-        !unwind__asm_caller(code, len, start, code + off, len - off < 32 ? len - off : 32, in,
-                            read_word, u, out))
+    c->m = m;
+    c->pc = pc;
+    c->ok = code && pc >= start && off < len &&
+            asm_layout(code, len, start, code + off, len - off < 32 ? len - off : 32, pc, &f) &&
+            f.down <= UINT32_MAX;
+    /* (Only callee-saved registers are taken from a frame; more than it
+     * holds, an epilogue popping one again and again, is no form known.) */
+    c->n = 0;
+    for (int k = 0; c->ok && k < f.n; k++) {
+        if (!is_callee_saved(f.reg[k]))
+            continue;
+        c->ok = c->n < UNWIND_ASM_SAVES;
+        if (c->ok) {
+            c->reg[c->n] = (int8_t)f.reg[k];
+            c->below[c->n++] = (uint32_t)f.below[k]; /* (below <= down) */
+        }
+    }
+    c->down = c->ok ? (uint32_t)f.down : 0;
+    return c->ok ? c : NULL;
+}
+
+/* The caller of a frame without unwind information, by the layout its code
+ * gives: if what it gives follows a call in a mapped object. */
+static bool asm_caller(struct unwinder *u, const struct user_regs_struct *in,
+                       struct user_regs_struct *out)
+{
+    struct module *m = modset__find(u->ms, in->rip);
+    const struct unwind_asm_layout *f = m ? asm_layout_at(u, m, in->rip) : NULL;
+    int reg[UNWIND_ASM_SAVES];
+    uint64_t below[UNWIND_ASM_SAVES];
+    *out = *in;
+    for (int k = 0; f && k < f->n; k++) {
+        reg[k] = f->reg[k];
+        below[k] = f->below[k];
+    }
+    if (!f || !frame_caller(in->rsp + f->down, reg, below, f->n, read_word, u, out))
         return false;
     return out->rip > 8 && out->rsp > in->rsp && modset__find(u->ms, out->rip - 1) &&
            after_call(u, out->rip);

@@ -32,6 +32,21 @@ struct unwind_stats {
     unsigned long errors;       /* unw_step errors */
 };
 
+/* The frame of code without unwind information at a pc, as its code makes
+ * it: the return address down bytes above rsp, callee-saved register
+ * reg[k] (x86 number) below[k] bytes under that. */
+#define UNWIND_ASM_CACHE 1024
+#define UNWIND_ASM_SAVES 8
+struct unwind_asm_layout {
+    const void *m; /* its module (NULL: an empty slot) */
+    uint64_t pc;
+    uint32_t down;
+    uint32_t below[UNWIND_ASM_SAVES];
+    int8_t reg[UNWIND_ASM_SAVES];
+    uint8_t n;
+    bool ok; /* false: no layout known there */
+};
+
 struct unwinder {
     void *as; /* unw_addr_space_t */
     struct modset *ms;
@@ -50,6 +65,8 @@ struct unwinder {
     int8_t cfi_cache_val[1024];
     uint64_t sig_cache_pc[256]; /* is a return address a signal's way back? */
     int8_t sig_cache_val[256];
+    struct unwind_asm_layout *asm_cache; /* UNWIND_ASM_CACHE of them, by pc */
+    struct unwind_asm_layout asm_one;    /* the one there is without them */
 };
 
 struct unwind_result {
