@@ -394,7 +394,10 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
         }
         if (!ur.reached_haskell) {
             /* In Haskell for the RTS, but the C unwind never got there. */
-            res->tag = any_frame_in(out, ur.n, &r->rts_calls) ? TAG_RTS : TAG_UNSAFE_FFI;
+            res->tag = any_frame_in(out, ur.n, &r->rts_calls) ||
+                               any_frame_in(out, ur.n, &r->rts_work)
+                           ? TAG_RTS
+                           : TAG_UNSAFE_FFI;
             if (res->err == WE_NONE)
                 res->err = ur.error ? WE_C_UNWIND : WE_NO_SP;
             return;
@@ -402,10 +405,12 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
         res->tag = ur.hs_is_leaf ? TAG_HASKELL : TAG_UNSAFE_FFI;
         /* C code the runtime's Cmm called (threadPaused on the way to the
          * scheduler, threadStackUnderflow, messageBlackHole, allocate...),
-         * or the runtime's side of a safe call: the runtime's work. */
+         * the runtime's side of a safe call, or the runtime's functions
+         * compiled code calls (a write barrier, a spark, a cost centre):
+         * the runtime's work. */
         bool safe_call = any_frame_in(out, ur.n, &r->rts_calls);
         bool cmm_call = !ur.hs_is_leaf && code_ranges__has(&r->cmm, ur.hs_pc - 1);
-        if (safe_call || cmm_call)
+        if (safe_call || cmm_call || any_frame_in(out, ur.n, &r->rts_work))
             res->tag = TAG_RTS;
         if (r->ccs) {
             ccs_frames(r, &v, out, max, res);

@@ -88,6 +88,7 @@ struct rts {
     struct code_ranges handlers; /* the RTS's signal handlers (handle_tick, ...) */
     struct code_ranges cmm;     /* the RTS's Cmm code (stg_*): its C calls are the RTS's */
     struct code_ranges rts_calls; /* RTS functions a program's code calls: suspendThread, ... */
+    struct code_ranges rts_work;  /* ... and as the runtime's work: dirty_MUT_VAR, newSpark, ... */
     struct code_ranges ending;    /* workerTaskStop, shutdownThread: a worker let go of */
     struct code_ranges starting;  /* workerStart, ...: the runtime's threads' start */
     struct code_ranges mark;      /* the nonmoving collector's mark thread's own function */
