@@ -62,6 +62,12 @@ struct last_sample {
  * callers at the same depth could reach one wait alike, to the
  * arguments: the stack shown with --idle is then the one seen first.) */
 #define IDLE_PLACES 4
+
+/* A launched command's execs followed (env, nice, a script's exec: a
+ * launcher becoming the program), at most: a program that execs itself
+ * over and over is recorded up to there. */
+#define MAX_EXECS 8
+
 struct kept {
     struct last_sample last;
     uint8_t nidle;
@@ -98,6 +104,7 @@ struct recorder {
      * 0); else a ring per thread. */
     struct psample_set sws;
     uint64_t tp_looked_ns; /* when learn_thread_pointers last read the Tasks */
+    bool stopped; /* by a signal, or by the live view */
 };
 
 /* xorshift: jitter needs no quality, only independence from the target. */
@@ -843,10 +850,10 @@ static void loop(struct recorder *r)
         if (end && when > end)
             when = end;
         int sig = wait_tick(r, when, &next_poll, &next_refresh);
-        if (sig < 0)
-            return;
         if (sig) {
-            log__info("%s: stopping", strsignal(sig));
+            if (sig > 0)
+                log__info("%s: stopping", strsignal(sig));
+            r->stopped = true;
             return;
         }
         if (r->t.exited || r->t.execed)
@@ -885,6 +892,7 @@ static void loop(struct recorder *r)
         progress(r, tracee__now_ns(), false);
         if (sig) {
             log__info("%s: stopping", strsignal(sig));
+            r->stopped = true;
             return;
         }
         if (r->t.exited || r->t.execed)
@@ -1076,6 +1084,8 @@ int record__run(const struct record_opts *o)
     FILE *out = NULL;
     int rc = 1;
     pid_t pid = o->pid;
+    struct record_opts next; /* the recording of what the command exec'd */
+    bool follow = false;
 
     memset(&r, 0, sizeof r);
     r.o = o;
@@ -1118,6 +1128,8 @@ int record__run(const struct record_opts *o)
         r.p.launched = true;
     } else if (tracee__attach(&r.t, pid) < 0) {
         goto done_signals;
+    } else {
+        r.p.launched = o->launched != NULL;
     }
     /* Which threads ran, told by per-CPU events' switch records where
      * hsspy may watch every CPU (--nonblocking's own, or events for that
@@ -1221,6 +1233,28 @@ int record__run(const struct record_opts *o)
     r.p.self_cpu_ns = self_cpu_ns() - r.cpu0_ns;
     if (o->live)
         o->live->stop(o->live->arg); /* the terminal back as soon as sampling ends */
+    if (r.t.execed && r.p.launched && !r.stopped && !o->live && !o->snapshot &&
+        o->execs < MAX_EXECS &&
+        !(o->duration_s > 0 && (double)r.p.duration_ns >= o->duration_s * 1e9)) {
+        /* The command given became another program (a launcher, env or
+         * nice, or a script's exec): follow it, from the start (its frames
+         * are not those of the program before, whose samples go). */
+        next = *o;
+        next.argv = NULL;
+        next.pid = pid;
+        next.launched = o->argv ? o->argv[0] : o->launched;
+        next.execs = o->execs + 1;
+        if (o->duration_s > 0)
+            next.duration_s = o->duration_s - (double)r.p.duration_ns / 1e9;
+        if (r.p.nsamples)
+            log__info("pid %d called exec: following it, the %zu samples of the program "
+                      "before dropped", (int)pid, r.p.nsamples);
+        else
+            log__info("pid %d called exec: following it", (int)pid);
+        tracee__detach(&r.t, 1000);
+        follow = true;
+        goto done;
+    }
     if (r.t.execed)
         log__info("pid %d called exec: the program changed, recording stops here", (int)pid);
     finish_threads(&r);
@@ -1302,7 +1336,8 @@ int record__run(const struct record_opts *o)
     if (r.p.launched && !r.p.exited) {
         int st;
         if (waitpid(pid, &st, WNOHANG) == 0)
-            log__info("'%s' (pid %d) keeps running", o->argv[0], (int)pid);
+            log__info("'%s' (pid %d) keeps running", o->argv ? o->argv[0] : o->launched,
+                      (int)pid);
     }
 verdict:
     /* A GHC program whose Haskell side could not be read got a C-only
@@ -1329,5 +1364,11 @@ done:
     capture__free(&r.cap);
     profile__free(&r.p);
     free(r.kept);
+    if (follow) {
+        /* (hsspy's signals still blocked: a Ctrl-C meanwhile stops the
+         * next recording) */
+        rc = record__run(&next);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+    }
     return rc;
 }

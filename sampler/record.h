@@ -68,6 +68,10 @@ struct record_opts {
     bool nonblocking;     /* --nonblocking: running threads from perf samples, not stops */
     enum stack_mode stack; /* --stack */
     const struct record_live *live; /* hsspy top: no output, see record_live */
+    /* The command launched (-- CMD) called exec: pid is it, now another
+     * program, which this recording attaches to as its launcher's. */
+    const char *launched; /* the command given (NULL: not so) */
+    int execs;            /* execs followed so far */
 };
 
 /* Run a recording; returns the process exit code (0 on success). */

@@ -13,15 +13,29 @@ check_status "fork-record" $? "$T/err"
 check "fork-children-ok" "the target says: $(cat "$T/fork.out")" grep -q ' bad 0$' "$T/fork.out"
 check "fork-profile" "no samples of the parent after forking" has_line "$T/fork.folded" ';spin_until'
 
-# exec: recording ends at the exec with the profile written; the new program
-# runs to its end.
-"$HSSPY" record -F 999 -o "$T/exec.folded" -- "$W/lifecycle" exec 1.5 >"$T/exec.out" 2>"$T/exec.err"
+# exec: the launched command's exec is followed, the recording starting
+# over with the new program (its frames are not the old one's: the samples
+# before are dropped, and said so), which runs to its end, its exit status
+# in the report. (Before, the recording ended at the exec.)
+"$HSSPY" record -F 999 -f report -o "$T/exec.report" -- "$W/lifecycle" exec 1.5 >"$T/exec.out" 2>"$T/exec.err"
 check_status "exec-record" $? "$T/exec.err"
-check "exec-said" "no word of the exec: $(cat "$T/exec.err")" grep -q 'called exec' "$T/exec.err"
-check "exec-profile" "nothing recorded before the exec" has_line "$T/exec.folded" ';spin_until'
-for i in $(seq 40); do grep -q 'after exec' "$T/exec.out" && break; sleep 0.1; done
+check "exec-said" "no word of the exec: $(cat "$T/exec.err")" \
+    grep -Eq 'called exec: following it, the [0-9]+ samples of the program before dropped' "$T/exec.err"
+check "exec-followed" "not the new program's samples: $(grep -A12 '^thread' "$T/exec.report" | tr '\n' '|')" \
+    has_line "$T/exec.report" '^ +(100|9[0-9])\.[0-9]%  spin_after_exec$'
+check "exec-exit-status" "$(grep -E 'exit:|target:' "$T/exec.report" | tr '\n' '|')" \
+    has_line "$T/exec.report" '^ *exit: *the command exited with status 0$'
 check "exec-target-finishes" "the exec'd program did not finish: $(cat "$T/exec.out")" \
     grep -q '^after exec$' "$T/exec.out"
+# A launcher (env, then nice) becomes the program at once: the profile is
+# the program's (before, it ended with no sample), named after it.
+"$HSSPY" record -F 999 -o "$T/launcher.folded" -- env HSSPY_TEST=1 nice -n 1 "$W/lifecycle" spin 1 \
+    >"$T/launcher.out" 2>"$T/launcher.err"
+check_status "launcher-record" $? "$T/launcher.err"
+n=$(total_count "$T/launcher.folded")
+in=$(count_matching "$T/launcher.folded" '(^|;)main;spin_after_exec;spin_until( |;)')
+check "launcher-followed" "$in of $n samples in main;spin_after_exec;spin_until: $(sort -t' ' -k2 -rn "$T/launcher.folded" | head -n 3 | tr '\n' '|')" \
+    test "$n" -ge 500 -a "$((in * 10))" -ge "$((n * 9))"
 
 # Thread churn at 1 kHz for 10 s: C threads, hundreds born per second.
 "$HSSPY" record -q -F 1000 -f report -o "$T/churn.report" -- "$W/churn" 10 >"$T/churn.out" 2>"$T/err"

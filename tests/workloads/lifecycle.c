@@ -4,8 +4,9 @@
  *                            prints "children N" and exits 0 when all were
  *                            reaped with status 0
  *   lifecycle exec SECONDS   spin half the time, then exec itself as
- *                            "lifecycle spin SECONDS/2", which prints
- *                            "after exec" and exits 0
+ *                            "lifecycle spin SECONDS/2", which spins in
+ *                            spin_after_exec, prints "after exec" and
+ *                            exits 0
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,12 @@ __attribute__((noinline)) static void spin_until(double until)
     while (now() < until)
         for (int i = 0; i < 10000; i++)
             sink += (unsigned long)i;
+}
+
+__attribute__((noinline)) static void spin_after_exec(double secs)
+{
+    spin_until(now() + secs);
+    __asm__ volatile("" ::: "memory"); /* not a tail call: it stays on the stack */
 }
 
 int main(int argc, char **argv)
@@ -61,7 +68,7 @@ int main(int argc, char **argv)
         return 3;
     }
     if (strcmp(argv[1], "spin") == 0) {
-        spin_until(now() + secs);
+        spin_after_exec(secs);
         printf("after exec\n");
         return 0;
     }
