@@ -852,6 +852,20 @@ static bool leaf_caller(struct unwinder *u, const struct user_regs_struct *in,
     return true;
 }
 
+/* A new thread at its first instruction, the child's side of clone or
+ * clone3: a `syscall` just before the pc and `test %rax,%rax` at it (the
+ * return that tells parent from child), in code glibc leaves without
+ * unwind information for the child's sake. Its stack is new: nothing is
+ * above it. (Its registers are a copy of its parent's, so /proc says it
+ * is blocked in clone3 before it has run.) */
+static bool clone_child(struct unwinder *u, uint64_t pc)
+{
+    static const uint8_t sig[] = {0x0f, 0x05, 0x48, 0x85, 0xc0};
+    uint8_t b[sizeof sig];
+    return pc >= 2 && modset__read(u->ms, pc - 2, b, sizeof b) == 0 &&
+           memcmp(b, sig, sizeof sig) == 0;
+}
+
 /* The layout of a frame without unwind information at pc, in module m
  * (see unwind__asm_caller), from the code at the pc and from its
  * function's start by the module's symbol table; cached by pc, as the
@@ -1036,6 +1050,10 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
         bool astray = no_cfi && !found &&
                       (r <= 0 || nip == ip || nip <= 8 || !modset__find(u->ms, nip - 1) ||
                        !after_call(u, nip));
+        if (astray && n == 1 && clone_child(u, ip)) {
+            res->bottom = true;
+            break;
+        }
         if (found) {
             /* A caller found without libunwind: the unwind carries on from
              * its registers. */

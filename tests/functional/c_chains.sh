@@ -123,3 +123,23 @@ all=$(total_count "$T/gmp")
 rooted=$(count_matching "$T/gmp" '^_start;__libc_start_main;__libc_start_call_main;main;work;(square|reduce);__gmpz_[a-z_0-9]+;')
 check "gmp-callers" "$rooted of $all samples in GMP's assembly under main;work;square or reduce: $(grep -Ev '^_start;__libc_start_main;__libc_start_call_main;main;work;(square|reduce);__gmpz_' "$T/gmp" | sort -t' ' -k2 -rn | head -n 4 | cut -c1-250 | tr '\n' '|')" \
     test "$all" -ge 500 -a "$((rooted * 100))" -ge "$((all * 98))"
+
+# A thread at the first instruction of a new stack, as clone3's child is
+# before it has run (its registers a copy of its parent's, so /proc says it
+# is blocked in clone3 there): a `syscall` then `test %rax,%rax`, in code
+# without unwind information, nothing above the stack pointer a frame.
+# newstack.c's thread blocks so, in nanosleep; a sample of it taken
+# without a stop (pc and sp from /proc) is that code alone, the bottom of
+# its stack, no error (before, "C unwind failed": one in a few runs of a
+# -N4 GHC program starting its workers, from the Tasks' thread pointers).
+"$HSSPY" record -q -F 200 -d 1.5 --threads --idle -f raw -o "$T/newstack.raw" -- "$W/newstack" 2 >/dev/null 2>"$T/newstack.err"
+check_status "new-stack-record" $? "$T/newstack.err"
+"$HSSPY" report -f folded --threads --idle -o "$T/newstack.folded" "$T/newstack.raw" 2>>"$T/newstack.err"
+"$HSSPY" report -f report -o "$T/newstack.report" "$T/newstack.raw" 2>>"$T/newstack.err"
+grep -v ';main;' "$T/newstack.folded" >"$T/newstack.thread" || true
+all=$(total_count "$T/newstack.thread")
+alone=$(count_matching "$T/newstack.thread" '^tid [0-9]+ \(newstack\);newstack_sleep [0-9]+$')
+check "new-stack-bottom" "$alone of $all samples of the thread are newstack_sleep alone; $(grep -E 'blocked:|errors:' "$T/newstack.report" | cut -c1-160 | tr '\n' '|') $(sort -t' ' -k2 -rn "$T/newstack.thread" | head -n 3 | tr '\n' '|')" \
+    test "$all" -ge 200 -a "$alone" -eq "$all"
+check "new-stack-no-errors" "$(grep '^ *errors:' "$T/newstack.report")" \
+    grep -Eq '^ *errors: *0(;|$)' "$T/newstack.report"
