@@ -282,8 +282,6 @@ static bool scan_for_haskell(struct unwinder *u, uint64_t sp, uint64_t *ret, uin
     return false;
 }
 
-static bool is_callee_saved(int n) { return n == 3 || n == 5 || (n >= 12 && n <= 15); }
-
 /* A callee-saved register of regs by its x86 number (0-15), or NULL. */
 static unsigned long long *callee_saved(struct user_regs_struct *regs, int n)
 {
@@ -296,6 +294,12 @@ static unsigned long long *callee_saved(struct user_regs_struct *regs, int n)
     case 15: return &regs->r15;
     default: return NULL;
     }
+}
+
+static bool is_callee_saved(int n)
+{
+    struct user_regs_struct any;
+    return callee_saved(&any, n) != NULL;
 }
 
 bool unwind__stg_return(const uint8_t *code, size_t len, uint64_t base,
