@@ -101,8 +101,22 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
     }
     if (modset__read(u->ms, addr, val, sizeof *val) == 0)
         return 0;
+    /* A module's writable data, as its file has it. libunwind reads one
+     * such word in an unwind: a CIE's personality routine, through its
+     * DW.ref pointer in .data (glibc's stdio, any C++), a value no unwind
+     * uses. Read live it cost a read of the program at each such frame,
+     * counted the frame as beyond the copy, and failed once the program
+     * had exited (a sample in fclose as it wrote a .prof at exit). */
+    struct module *m = modset__find(u->ms, addr);
+    size_t avail = 0;
+    const uint8_t *p = m ? module__file_at(m, addr - (uint64_t)m->bias, &avail) : NULL;
+    if (p && avail >= sizeof *val) {
+        memcpy(val, p, sizeof *val);
+        return 0;
+    }
     /* Outside the captured stack and the files: older frames beyond the
-     * snapshot, or writable data. Read it live; outer frames rarely change. */
+     * snapshot, or data no file holds (.bss, the heap). Read it live; outer
+     * frames rarely change. */
     if (remote__read(u->pid, addr, val, sizeof *val) == 0) {
         u->st.live_reads++;
         u->live_now++;
