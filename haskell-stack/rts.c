@@ -104,6 +104,7 @@ enum wanted_sym {
     S_StgRun,
     S_resumeThread,
     S_all_tasks,
+    S_rts_shutdown,
     S__COUNT
 };
 
@@ -112,7 +113,7 @@ static const char *const wanted_names[S__COUNT] = {
     "my_task", "stg_TSO_info", "stg_STACK_info",
     "stg_stack_underflow_frame_info", "stg_stop_thread_info", "CCS_MAIN",
     "printStackChunk", "generations", "oldest_gen", "stg_END_TSO_QUEUE_closure",
-    "StgReturn", "StgRun", "resumeThread", "all_tasks",
+    "StgReturn", "StgRun", "resumeThread", "all_tasks", "rts_shutdown",
 };
 
 /* C functions whose presence on a C stack means the thread is collecting
@@ -439,7 +440,11 @@ static enum validity validate(struct rts *r, char *why, size_t size)
             snprintf(why, size, "capability %llu is missing", (unsigned long long)i);
             return INVALID;
         }
-        if (!read_field(r->pid, cap, L->capability.no, &v) || v != i) {
+        if (!read_field(r->pid, cap, L->capability.no, &v)) {
+            snprintf(why, size, "capability %llu is unreadable", (unsigned long long)i);
+            return INVALID;
+        }
+        if (v != i) {
             snprintf(why, size, "capability %llu says it is number %llu", (unsigned long long)i,
                      (unsigned long long)v);
             return INVALID;
@@ -604,6 +609,10 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     }
     if (sc.have[S_all_tasks])
         r->all_tasks = sc.found[S_all_tasks].st_value + bias;
+    /* (RtsStartup.c's static bool, set as hs_exit begins) */
+    if (sc.have[S_rts_shutdown] && GELF_ST_TYPE(sc.found[S_rts_shutdown].st_info) == STT_OBJECT &&
+        sc.found[S_rts_shutdown].st_size == 1)
+        r->rts_shutdown = sc.found[S_rts_shutdown].st_value + bias;
     r->pthread_tid_off = -1;
     r->my_task_is_tls = r->threaded;
     if (r->threaded) {
@@ -682,6 +691,19 @@ size_t rts__thread_pointers(struct rts *r, struct rts_thread_pointer *out, size_
     return n;
 }
 
+/* Has hs_exit begun? It frees what the layout is checked on (capabilities,
+ * Tasks): a check that fails then says nothing of the layout. Says so. */
+static bool warned_shut_down(const struct rts *r)
+{
+    uint64_t down = 0;
+    if (!r->rts_shutdown ||
+        !read_field(r->pid, r->rts_shutdown, (struct rts_layout__field){0, 1}, &down) || !down)
+        return false;
+    warn_c_only(r, "its runtime has shut down (the program is exiting)",
+                "attach to it while it runs Haskell code");
+    return true;
+}
+
 void rts__poll(struct rts *r)
 {
     char why[160];
@@ -703,6 +725,8 @@ void rts__poll(struct rts *r)
     if (v == UNSURE && ++r->unsure < 50)
         return; /* look again at the next sample */
     r->pending = false;
+    if (v != VALID && warned_shut_down(r))
+        return;
     if (v != VALID) {
         char what[240];
         snprintf(what, sizeof what, "its runtime does not match hsspy's GHC %s layout (%s)",
@@ -1182,6 +1206,8 @@ bool rts__check_task(struct rts *r, const struct user_regs_struct *regs,
     if (r->threaded && rts_layout__has(r->L->task.id) &&
         (!rts__field(img, v->task, r->L->task.id, &id) || id != regs->fs_base)) {
         r->usable = false;
+        if (warned_shut_down(r))
+            return false;
         r->validation_failures++;
         warn_c_only(r, "the Task its my_task slot points at does not belong to the thread",
                     "please report this with the output of `ghc --info`");
