@@ -31,7 +31,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 WORKLOADS_C := $(wildcard tests/workloads/*.c)
 WORKLOAD_BIN := $(WORKLOADS_C:tests/workloads/%.c=$(B)/workloads/%) \
                 $(B)/workloads/symtest_pie $(B)/workloads/symtest_nopie \
-                $(B)/workloads/hs/calib
+                $(B)/workloads/cxx $(B)/workloads/hs/calib
 
 all: hsspy
 
@@ -51,6 +51,11 @@ $(B)/tests/%: tests/unit/%.c $(LIBOBJ)
 $(B)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread -o $@ $<
+
+# C++, whose names are demangled.
+$(B)/workloads/cxx: tests/workloads/cxx.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -O1 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -o $@ $<
 
 # The symbol lookup test needs one executable of each kind.
 $(B)/workloads/symtest_pie: tests/workloads/symtest.c

@@ -1,4 +1,5 @@
-/* symbolize.c - raw frame -> display name, using modules and Z-decoding. */
+/* symbolize.c - raw frame -> display name, using modules, Z-decoding and C++
+ * demangling. */
 #define _GNU_SOURCE
 #include "symbolizer/symbolize.h"
 
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "symbolizer/cost_centre.h"
+#include "symbolizer/demangle.h"
 #include "symbolizer/ipe.h"
 #include "symbolizer/zdecode.h"
 
@@ -201,8 +203,12 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
                 out->unit = strdup(z.unit);
             out->lang = LANG_HASKELL;
         } else {
-            /* "__libc_start_main@@GLIBC_2.34": the version is noise here. */
-            snprintf(buf, sizeof buf, "%.*s", (int)strcspn(s->name, "@"), s->name);
+            /* "__libc_start_main@@GLIBC_2.34": the version is noise here.
+             * C++ is demangled: "_ZL11depth_throwi" is depth_throw(int). */
+            char plain[sizeof buf];
+            snprintf(plain, sizeof plain, "%.*s", (int)strcspn(s->name, "@"), s->name);
+            if (!demangle__cxx(plain, buf, sizeof buf))
+                snprintf(buf, sizeof buf, "%s", plain);
             out->lang = is_rts_symbol(s->name) ? LANG_RTS : LANG_C;
         }
         out->symbol = strdup(s->name);

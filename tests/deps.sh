@@ -13,8 +13,8 @@ set -eu
 # pprof output is tested with. debootstrap and curl: the Debian chroots with
 # other GHC versions (tests/chroot.sh); libzstd-dev: compressed IPE data
 # (GHC 9.10+). tmux: tests/functional/top.sh drives hsspy top through a real
-# terminal.
-PKGS="gcc make libc6-dev libunwind-dev libdw-dev libelf-dev zlib1g-dev libzstd-dev ghc ghc-prof gdb
+# terminal. g++: tests/workloads/cxx.cpp, C++ whose names are demangled.
+PKGS="gcc g++ make libc6-dev libunwind-dev libdw-dev libelf-dev zlib1g-dev libzstd-dev ghc ghc-prof gdb
 procps bc util-linux valgrind libxml2-utils python3 golang-go debootstrap curl tmux"
 OPTIONAL="chromium"
 

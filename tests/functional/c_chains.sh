@@ -3,7 +3,8 @@
 # right entry function, and --threads must keep the two threads apart. A
 # leaf in assembly without unwind information is still under its callers;
 # a thread that names itself late is reported by that name; glibc's stdio,
-# whose CIEs name a personality routine, unwinds from the copy alone.
+# whose CIEs name a personality routine, unwinds from the copy alone; C++
+# names are demangled.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -162,3 +163,20 @@ check "stdio-callers" "$closing of $all samples under main;[round_of_lines;]_IO_
     test "$all" -ge 1000 -a "$closing" -ge 50
 check "stdio-copy-enough" "$(grep -E 'samples:|beyond:|errors:' "$T/stdio.report" | tr '\n' '|')" \
     eval '! grep -q "^ *beyond:" "$T/stdio.report" && grep -Eq "^ *errors: *0(;|$)" "$T/stdio.report"'
+
+# C++ (cxx.cpp): frames named as in the source, demangled by libstdc++'s
+# own demangler: a namespace's class's const method under a function
+# template's instance, no mangled name left; an SVG of them (templates
+# are full of < and >) is well-formed XML.
+"$HSSPY" record -q -F 999 -d 1 -f raw -o "$T/cxx.raw" -- "$W/cxx" 1.5 >/dev/null 2>"$T/cxx.err"
+check_status "cxx-record" $? "$T/cxx.err"
+"$HSSPY" report -f folded -o "$T/cxx.folded" "$T/cxx.raw" 2>>"$T/cxx.err"
+all=$(total_count "$T/cxx.folded")
+named=$(count_matching "$T/cxx.folded" '^_start;__libc_start_main;__libc_start_call_main;main;double shape::total_area<shape::Circle>\(std::vector<shape::Circle, std::allocator<shape::Circle> > const&\);shape::Circle::area\(\) const [0-9]+$')
+check "cxx-demangled" "$named of $all samples in main;shape::total_area<...>;shape::Circle::area() const: $(sort -t' ' -k2 -rn "$T/cxx.folded" | head -n 2 | cut -c1-300 | tr '\n' '|')" \
+    test "$all" -ge 500 -a "$((named * 100))" -ge "$((all * 90))"
+check "cxx-none-mangled" "mangled names left: $(grep -oE '(^|;)_Z[^;]*' "$T/cxx.folded" | head -n 3 | tr '\n' '|')" \
+    lacks_line "$T/cxx.folded" '(^|;)_Z'
+"$HSSPY" report -f svg -o "$T/cxx.svg" "$T/cxx.raw" 2>>"$T/cxx.err"
+check "cxx-svg-well-formed" "$(xmllint --noout "$T/cxx.svg" 2>&1 | head -n 3 | tr '\n' '|')" \
+    xmllint --noout "$T/cxx.svg"
