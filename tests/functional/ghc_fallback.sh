@@ -54,8 +54,8 @@ fi
 # layout; C stacks only, exit status 3. (Before: "capability 0 says it is
 # number 0" or "the Task its my_task slot points at does not belong to the
 # thread; please report this".) The non-threaded RTS's data is found
-# whole in some runs (3 in 10): then it is profiled as before, quietly,
-# its samples [rts]. The host's GHC: 9.6 and later keep their capabilities
+# whole in some runs (3 in 10 of one series, 3 in 4 of another): then it
+# is profiled as before, quietly, its samples [rts]. The host's GHC: 9.6 and later keep their capabilities
 # in a static array, which a check may still find whole.
 exiting() { # NAME PROG [MAY-BE-WHOLE]
     local name=$1 prog=$2 whole=${3:-} pid rc
