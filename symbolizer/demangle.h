@@ -4,7 +4,8 @@
  * "_ZL11depth_throwi" is `depth_throw(int)`, "_ZNSt6vectorIiSaIiEE9push_backERKi"
  * `std::vector<int, std::allocator<int> >::push_back(int const&)`. The
  * demangler is libstdc++'s own (__cxa_demangle), loaded on first use from
- * libstdc++.so.6; without it names stay as the linker has them.
+ * libstdc++.so.6; without it names stay as the linker has them. A name
+ * that could make it write without end is demangled apart, with limits.
  *
  *   char buf[512];
  *   if (demangle__cxx("_ZL11depth_throwi.cold", buf, sizeof buf))
@@ -20,6 +21,11 @@
  * writing nothing, when sym is not a mangled C++ name or the demangler is
  * not there. */
 bool demangle__cxx(const char *sym, char *out, size_t size);
+
+/* The back-references (S_, S0_, T_, ...) in a mangled name, counted
+ * generously: above a few, sym is demangled in a child process, with
+ * limits (see demangle.c). */
+size_t demangle__backrefs(const char *sym);
 
 /* Is libstdc++'s demangler there? */
 bool demangle__available(void);
