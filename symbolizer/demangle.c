@@ -181,9 +181,7 @@ static bool demangle_child(const char *sym, char *out, size_t size)
     do
         w = waitpid(pid, &status, 0);
     while (w < 0 && errno == EINTR);
-    /* (A recording's own waitpid may have reaped it: its answer stands.) */
-    bool clean = w == pid ? WIFEXITED(status) && WEXITSTATUS(status) == 0 : errno == ECHILD;
-    if (!clean)
+    if (w != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         got = 0;
     out[got] = '\0';
     return got > 0;
