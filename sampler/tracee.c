@@ -969,8 +969,12 @@ static bool waking_away(const struct tthread *th, bool back, uint64_t now)
 {
     if (!th->last_pc)
         return false; /* (not known: as before) */
-    if (th->hit.t_ns > th->resumed_ns &&
-        (th->hit.regs.rip != th->last_pc || th->hit.regs.rsp != th->last_rsp))
+    /* (The call the stop interrupted is restarted: the kernel steps the pc
+     * back over the two bytes of its `syscall`, the rsp as it was. A
+     * sample on its way back shows that pc: the same place.) */
+    bool same = th->hit.regs.rsp == th->last_rsp &&
+                (th->hit.regs.rip == th->last_pc || th->hit.regs.rip + 2 == th->last_pc);
+    if (th->hit.t_ns > th->resumed_ns && !same)
         return true;
     return !back && th->cs.where == CS_ON_CPU && now > th->in_t_ns + WAKING_ON_CPU_NS;
 }

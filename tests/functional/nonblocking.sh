@@ -109,7 +109,10 @@ check "waiters-through-wait-forever" "$waiting waiter samples through wait_forev
 # ticks later, and a perf sample of one on its way back (or a repeat of it
 # while it waited for the CPU) showed it on a CPU, at the first ticks, in
 # about half the runs. What our stop made it do is not its own: its sample
-# from the stop stands until it is back.
+# from the stop stands until it is back. (A sample on its way back has the
+# pc two bytes before the stop's, the kernel's restart of the call at its
+# `syscall`: it was taken for the thread gone elsewhere, about one run in
+# twelve.)
 if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
     bg taskset -c 0 "$W/waiters" 6 50 >"$T/p.out"
     pid=$!
