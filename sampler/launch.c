@@ -21,8 +21,6 @@
 
 #include "sampler/log.h"
 
-#define OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
-
 /* The limit of open files hsspy was started with, if it raised it. */
 static struct rlimit nofile_given;
 static bool nofile_raised;
@@ -123,7 +121,7 @@ int launch__start(char *const argv[], struct tracee *t, pid_t *pid)
     err = 0;
     if (waitpid(c, &st, WUNTRACED) != c || !WIFSTOPPED(st))
         err = ECHILD;
-    else if (ptrace(PTRACE_SEIZE, c, 0, (void *)(long)OPTIONS) < 0)
+    else if (ptrace(PTRACE_SEIZE, c, 0, (void *)(long)TRACEE_OPTIONS) < 0)
         err = errno;
     if (err) {
         kill(c, SIGKILL); /* never ran the command: nothing of the user's is lost */

@@ -474,7 +474,10 @@ static void save_capture(struct recorder *r, const struct thread_capture *tc)
         r->saved++;
 }
 
-/* Turn every capture taken so far into samples, then start afresh. */
+/* Turn every capture taken so far into samples, then start afresh; then
+ * let the threads stopped on their way out go on: what a copy lacks is
+ * read from the program as it is walked, and the program's memory is
+ * there while they are held. */
 static void walk_captures(struct recorder *r)
 {
     for (size_t i = 0; i < r->cap.img.n; i++)
@@ -496,6 +499,7 @@ static void walk_captures(struct recorder *r)
     }
     memimg__set_limit(&r->cap.img, SIZE_MAX);
     capture__begin(&r->cap);
+    tracee__release_exits(&r->t);
 }
 
 /* The threads tracee__interrupt marked soft (blocked in a system call),
@@ -703,6 +707,7 @@ static void snapshot(struct recorder *r)
         rts__poll(&r->rts);
         if (r->rts.pending && tracee__wait(&r->t, tracee__now_ns() + 2000000u))
             return;
+        tracee__release_exits(&r->t); /* (nothing captured yet) */
     }
     size_t live = 0;
     for (size_t i = 0; i < r->t.n; i++)
@@ -801,9 +806,16 @@ static int wait_tick(struct recorder *r, uint64_t when, uint64_t *next_poll,
     for (;;) {
         uint64_t until = lv && *next_poll < when ? *next_poll : when;
         int sig = tracee__wait(&r->t, until);
-        if (sig || !lv || r->t.exited || r->t.execed)
+        if (r->t.exits_held)
+            walk_captures(r); /* the program's memory goes when they do */
+        if (sig || r->t.exited || r->t.execed)
             return sig;
         uint64_t now = tracee__now_ns();
+        if (!lv) {
+            if (now >= when)
+                return 0;
+            continue;
+        }
         if (now >= *next_poll) {
             *next_poll = now + LIVE_POLL_NS;
             enum live_action a = lv->poll(lv->arg);
@@ -1258,8 +1270,8 @@ int record__run(const struct record_opts *o)
     if (r.t.execed)
         log__info("pid %d called exec: the program changed, recording stops here", (int)pid);
     finish_threads(&r);
-    tracee__detach(&r.t, 1000);
     walk_captures(&r); /* stops that came in after the last tick */
+    tracee__detach(&r.t, 1000);
     r.p.nonblocking = r.t.pss != NULL;
     r.p.cs_cpu_wide = r.t.sw != NULL;
     r.t.pss = r.t.sw = NULL;

@@ -19,7 +19,6 @@
 #include "sampler/log.h"
 #include "sampler/proc.h"
 
-#define SEIZE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
 
 uint64_t tracee__now_ns(void)
 {
@@ -362,14 +361,14 @@ static void resume(struct tracee *t, struct tthread *th)
     if (ptrace(PTRACE_CONT, th->tid, 0, (void *)(long)sig) < 0) {
         if (errno == ESRCH) {
             /* Died while stopped (SIGKILL): its exit status follows. */
-            th->run = TT_RUNNING;
+            th->run = th->exiting ? TT_EXITING : TT_RUNNING;
             return;
         }
         t->st.ptrace_errors++;
     }
     if (sig)
         t->st.signals_forwarded++;
-    th->run = TT_RUNNING;
+    th->run = th->exiting ? TT_EXITING : TT_RUNNING;
 }
 
 /* Is a signal pending (and not blocked) for the thread? Then it, not our
@@ -409,8 +408,9 @@ static void restart_broken_call(struct tracee *t, struct tthread *th,
         t->st.restarted++;
 }
 
-/* A thread we interrupted has stopped: capture it now, then let it go. */
-static void held(struct tracee *t, struct tthread *th)
+/* A thread we interrupted has stopped: capture it now, then let it go
+ * (one on its way out: once released, see tracee__release_exits). */
+static void held(struct tracee *t, struct tthread *th, bool exiting)
 {
     th->want = false;
     th->run = TT_HELD;
@@ -418,8 +418,13 @@ static void held(struct tracee *t, struct tthread *th)
         return; /* held until the caller resumes it */
     if (!t->collecting)
         t->st.late_stops++;
-    restart_broken_call(t, th, t->on_stop(t->stop_arg, th));
+    const struct user_regs_struct *regs = t->on_stop(t->stop_arg, th);
     th->owed = 0;
+    if (exiting) {
+        t->exits_held++;
+        return;
+    }
+    restart_broken_call(t, th, regs);
     resume(t, th);
 }
 
@@ -471,7 +476,7 @@ void tracee__handle(struct tracee *t, pid_t tid, int status)
          * re-injected exactly once, when this thread resumes. */
         th->pending_sig = sig;
         if (th->want)
-            held(t, th);
+            held(t, th, false);
         else
             resume(t, th);
         return;
@@ -486,6 +491,25 @@ void tracee__handle(struct tracee *t, pid_t tid, int status)
     }
     case PTRACE_EVENT_EXEC:
         t->execed = true;
+        break;
+    case PTRACE_EVENT_EXIT:
+        th->exiting = true; /* (never interrupted again) */
+        /* On its way out (exit, exit_group, or killed with the others),
+         * the program's memory still whole: while sampling, held until
+         * the samples taken so far have been walked (see
+         * tracee__release_exits), since what their copies lack is read
+         * from the program then, and once its last thread has gone on
+         * there is nothing to read. Sampled here if we asked for it:
+         * this is where it is. */
+        if (th->want) {
+            held(t, th, true);
+            return;
+        }
+        if (t->on_stop) {
+            th->run = TT_HELD;
+            t->exits_held++;
+            return;
+        }
         break;
     case PTRACE_EVENT_STOP:
         if (is_stop_signal(sig)) {
@@ -514,7 +538,7 @@ void tracee__handle(struct tracee *t, pid_t tid, int status)
     }
 
     if (th->want) {
-        held(t, th);
+        held(t, th, false);
         return;
     }
     /* Nobody waits for this stop: a late interrupt, a new thread's first
@@ -665,8 +689,8 @@ int tracee__wait(struct tracee *t, uint64_t deadline_ns)
         if (!t->reaped)
             tracee__drain(t);
         uint64_t now = tracee__now_ns();
-        if (now >= deadline_ns || t->exited)
-            return 0;
+        if (now >= deadline_ns || t->exited || t->exits_held)
+            return 0; /* (threads held on their way out: see tracee__release_exits) */
         int sig = wait_or_drain(t, &set, deadline_ns - now);
         if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
             return sig;
@@ -742,7 +766,7 @@ int tracee__attach(struct tracee *t, pid_t pid)
         log__error("hsspy cannot profile itself");
         return -EINVAL;
     }
-    if (ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)SEIZE_OPTIONS) < 0) {
+    if (ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)TRACEE_OPTIONS) < 0) {
         int e = errno;
         explain_attach_error(pid, e);
         return -e;
@@ -759,7 +783,7 @@ int tracee__attach(struct tracee *t, pid_t pid)
         for (size_t i = 0; i < n; i++) {
             if (find(t, tids[i]))
                 continue;
-            if (ptrace(PTRACE_SEIZE, tids[i], 0, (void *)(long)SEIZE_OPTIONS) == 0) {
+            if (ptrace(PTRACE_SEIZE, tids[i], 0, (void *)(long)TRACEE_OPTIONS) == 0) {
                 add(t, tids[i]);
                 added++;
             } else if (errno != ESRCH && errno != EPERM) {
@@ -1364,8 +1388,15 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
     return (int)count_wanted(t);
 }
 
+void tracee__release_exits(struct tracee *t)
+{
+    if (t->exits_held)
+        tracee__resume_held(t);
+}
+
 void tracee__resume_held(struct tracee *t)
 {
+    t->exits_held = 0;
     for (size_t i = 0; i < t->n; i++)
         if (t->th[i].run == TT_HELD)
             resume(t, &t->th[i]);

@@ -11,7 +11,9 @@
  *  - a job-control stop is honoured with PTRACE_LISTEN: the thread stays
  *    stopped until SIGCONT, and the sampler does not wait for it;
  *  - a stop nobody asked for (a late interrupt, a new thread's first stop) is
- *    resumed at once, so no thread is ever left stopped.
+ *    resumed at once, so no thread is ever left stopped; but for a thread's
+ *    stop on its way out, held while the samples before are walked (see
+ *    tracee__release_exits), which the sampling loop never waits long on.
  *
  * If hsspy dies, the kernel detaches every tracee and resumes it, so the
  * target keeps running whatever happens to us.
@@ -34,6 +36,7 @@ enum tthread_run {
     TT_RUNNING,   /* resumed by us (it may be sleeping in the kernel) */
     TT_HELD,      /* stopped for the current sample, to be resumed */
     TT_LISTENING, /* in a job-control (group) stop */
+    TT_EXITING,   /* let go on its way out (its exit status follows) */
     TT_GONE,
 };
 
@@ -150,6 +153,7 @@ struct tthread {
     uint8_t nhard;
     uint64_t fs_base; /* its thread pointer, once seen in a stop (0: unknown) */
     bool born;        /* a new thread (clone child) whose first stop is to come */
+    bool exiting;     /* stopped on its way out (PTRACE_EVENT_EXIT) */
     /* Ticks that went by while the thread was interrupted but had not
      * stopped yet (waiting for a CPU). It cannot have run in between, so its
      * stop, when it comes, stands for those ticks too: without that weight
@@ -202,6 +206,11 @@ struct tracee_stats {
  * Returns the thread's registers if it read them (NULL otherwise). */
 struct tthread;
 struct user_regs_struct;
+/* Every tracee is seized with these: threads it creates are traced too,
+ * its execve is seen, and each thread stops on its way out, while its
+ * memory is still there to read (see tracee__release_exits). */
+#define TRACEE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
+
 typedef const struct user_regs_struct *(*tracee_stop_fn)(void *arg, struct tthread *th);
 
 struct tracee {
@@ -222,6 +231,9 @@ struct tracee {
     bool exited;     /* the whole process is gone */
     int exit_status; /* its wait status, when exited and we saw it */
     bool execed;     /* it called execve: symbols no longer apply */
+    /* Threads stopped on their way out (PTRACE_EVENT_EXIT), held while
+     * the samples taken so far are walked: see tracee__release_exits. */
+    unsigned exits_held;
     long runnable;   /* threads in state R at the last interrupt */
     int loadavg_fd;  /* /proc/loadavg, kept open (0: not yet opened) */
     long machine_running; /* threads running on the machine at the last interrupt
@@ -402,6 +414,11 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
 
 /* Resume every thread held (stopped with no on_stop capture set). */
 void tracee__resume_held(struct tracee *t);
+
+/* Let the threads stopped on their way out go on (they hold the program's
+ * memory until then): call once the captures taken before have been
+ * walked, and before waiting long. */
+void tracee__release_exits(struct tracee *t);
 
 /* Detach from every thread, re-injecting pending signals and leaving
  * job-control-stopped threads stopped; gives up on a thread after timeout_ms

@@ -1,6 +1,6 @@
 # robustness - hsspy never hurts its target: a target that forks or execs
-# while recorded, threads born and dying hundreds of times a second (C
-# threads and forkOS), blocking calls that must see no EINTR and no short
+# while recorded, or exits as a sample is walked, threads born and dying
+# hundreds of times a second (C threads and forkOS), blocking calls that must see no EINTR and no short
 # sleep, capabilities added and removed while recording, a second hsspy on
 # the same process, a raised priority (nice, or real-time) for hsspy and
 # not for its target, and the launched command's credentials.
@@ -36,6 +36,21 @@ n=$(total_count "$T/launcher.folded")
 in=$(count_matching "$T/launcher.folded" '(^|;)main;spin_after_exec;spin_until( |;)')
 check "launcher-followed" "$in of $n samples in main;spin_after_exec;spin_until: $(sort -t' ' -k2 -rn "$T/launcher.folded" | head -n 3 | tr '\n' '|')" \
     test "$n" -ge 500 -a "$((in * 10))" -ge "$((n * 9))"
+
+# A program that exits just after a sample of a deep C stack (exiter.c: 100
+# frames of 256 bytes under main, of which the copy, shrunk over the
+# shallow samples before, holds a few KB): the walk reads the rest from the
+# program, which stays whole, stopped on its way out, until the walk is
+# done. (Before, it was gone by then: "[invalid];dive;...", every run.)
+"$HSSPY" record -q -F 999 -f raw -o "$T/exiter.raw" -- "$W/exiter" 0.4 100 >/dev/null 2>"$T/exiter.err"
+check_status "exit-record" $? "$T/exiter.err"
+"$HSSPY" report -f folded -o "$T/exiter.folded" "$T/exiter.raw" 2>>"$T/exiter.err"
+"$HSSPY" report -f report -o "$T/exiter.report" "$T/exiter.raw" 2>>"$T/exiter.err"
+deep=$(count_matching "$T/exiter.folded" '^_start;__libc_start_main;__libc_start_call_main;main;(dive;){100}exit_after_stop;')
+check "exit-deep-stack-whole" "$deep samples under main;dive*100;exit_after_stop: $(grep -E 'dive|invalid' "$T/exiter.folded" | sed -E 's/(dive;)+/dive;...;/' | head -n 3 | tr '\n' '|')" \
+    test "$deep" -ge 1
+check "exit-no-errors" "$(grep -E '^ *(errors|beyond):' "$T/exiter.report" | tr '\n' '|')" \
+    eval 'grep -Eq "^ *errors: *0(;|$)" "$T/exiter.report" && lacks_line "$T/exiter.folded" "invalid"'
 
 # Thread churn at 1 kHz for 10 s: C threads, hundreds born per second.
 "$HSSPY" record -q -F 1000 -f report -o "$T/churn.report" -- "$W/churn" 10 >"$T/churn.out" 2>"$T/err"
