@@ -1059,7 +1059,7 @@ static int check_profiled(const struct record_opts *o)
             return 0;
         snprintf(shown, sizeof shown, "%s", o->argv[0]);
     } else {
-        snprintf(path, sizeof path, "/proc/%d/exe", (int)o->pid);
+        snprintf(path, sizeof path, "/proc/%d/exe", (int)remote__mm_pid(o->pid));
         ssize_t n = readlink(path, shown, sizeof shown - 1);
         if (n <= 0)
             return 0;

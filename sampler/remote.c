@@ -2,9 +2,14 @@
 #define _GNU_SOURCE
 #include "sampler/remote.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #ifndef IOV_MAX
 #define IOV_MAX 1024
@@ -13,6 +18,71 @@
 static unsigned long calls;
 
 unsigned long remote__calls(void) { return calls; }
+
+/* The process whose leader has no memory left (mm_of), and the thread of
+ * it that has (mm_via); see remote__mm_pid. */
+static pid_t mm_of, mm_via;
+
+static bool has_mm(pid_t tid)
+{
+    char path[64], link[16];
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)tid);
+    return readlink(path, link, sizeof link) > 0; /* (none without memory) */
+}
+
+/* Find a thread of pid with memory other than the one already tried:
+ * true if one is found (it is mm_via then). */
+static bool reroute(pid_t pid)
+{
+    char path[64];
+    pid_t tried = pid == mm_of ? mm_via : 0;
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return false; /* the process is gone */
+    struct dirent *e;
+    bool found = false;
+    while (!found && (e = readdir(d))) {
+        pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
+        if (tid > 0 && tid != pid && tid != tried && has_mm(tid)) {
+            mm_of = pid;
+            mm_via = tid;
+            found = true;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+pid_t remote__mm_pid(pid_t pid)
+{
+    if (pid <= 0)
+        return pid;
+    if (pid == mm_of)
+        return mm_via;
+    if (has_mm(pid) || !reroute(pid))
+        return pid;
+    return mm_via;
+}
+
+void remote__forget(pid_t tid)
+{
+    if (tid == mm_via)
+        mm_of = mm_via = 0;
+}
+
+/* process_vm_readv of pid's memory, through the thread that has it. */
+static ssize_t readv_of(pid_t pid, const struct iovec *l, const struct iovec *r, size_t n)
+{
+    pid_t via = pid == mm_of ? mm_via : pid;
+    calls++;
+    ssize_t got = process_vm_readv(via, l, n, r, n, 0);
+    if (got < 0 && errno == ESRCH && reroute(pid)) {
+        calls++;
+        got = process_vm_readv(mm_via, l, n, r, n, 0);
+    }
+    return got;
+}
 
 /* process_vm_readv stops at the first remote range it cannot read completely
  * and reports the bytes moved so far; this attributes them to requests and
@@ -49,8 +119,7 @@ size_t remote__batch(pid_t pid, struct remote_req *reqs, size_t n)
             remote[i].iov_base = (void *)(uintptr_t)reqs[done + i].addr;
             remote[i].iov_len = reqs[done + i].len;
         }
-        calls++;
-        ssize_t r = process_vm_readv(pid, local, k, remote, k, 0);
+        ssize_t r = readv_of(pid, local, remote, k);
         if (r < 0) {
             if (errno == ESRCH)
                 break;
@@ -74,8 +143,7 @@ int remote__read(pid_t pid, uint64_t addr, void *buf, size_t len)
     if (pid <= 0)
         return -ESRCH;
     struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
-    calls++;
-    ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
+    ssize_t got = readv_of(pid, &l, &r, 1);
     if (got < 0)
         return errno == ESRCH ? -ESRCH : -EFAULT;
     return (size_t)got == len ? 0 : -EFAULT;

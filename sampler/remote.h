@@ -28,6 +28,17 @@ size_t remote__batch(pid_t pid, struct remote_req *reqs, size_t n);
  * -ESRCH if the process is gone) otherwise. */
 int remote__read(pid_t pid, uint64_t addr, void *buf, size_t len);
 
+/* The pid through which pid's memory is read, also in /proc (maps, exe,
+ * root): pid itself, but for a process whose leader (the thread whose tid
+ * is its pid) has exited while others run on, as a main() that ends in
+ * pthread_exit does: that zombie has no memory, and another of its
+ * threads is named (found again when it goes; remote__forget). The reads
+ * above go through it. */
+pid_t remote__mm_pid(pid_t pid);
+
+/* A thread we reaped: its tid may be another process's from now on. */
+void remote__forget(pid_t tid);
+
 /* process_vm_readv calls made so far by this process (both of the above):
  * what a stop costs in system calls, told by the difference across it. */
 unsigned long remote__calls(void);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sampler/log.h"
+#include "sampler/remote.h"
 #include "sampler/proc.h"
 
 
@@ -350,6 +351,18 @@ static void gone(struct tracee *t, struct tthread *th)
     th->run = TT_GONE;
     th->want = false;
     t->st.threads_exited++;
+    remote__forget(th->tid);
+    if (t->leaderless) {
+        /* No exit status of the leader will come (not ours to reap): the
+         * process is over when its last thread is. */
+        size_t left = 0;
+        for (size_t i = 0; i < t->n; i++)
+            left += t->th[i].run != TT_GONE;
+        if (!left) {
+            t->exited = true;
+            t->exit_status = -1; /* (not known) */
+        }
+    }
 }
 
 static void resume(struct tracee *t, struct tthread *th)
@@ -740,9 +753,26 @@ int tracee__adopt(struct tracee *t, pid_t pid)
     return add(t, pid) ? 0 : -ENOMEM;
 }
 
+/* A thread of pid's other than its leader that has not exited (0: none). */
+static pid_t live_thread(pid_t pid)
+{
+    pid_t *tids, found = 0;
+    size_t n;
+    if (proc__tasks(pid, &tids, &n) < 0)
+        return 0;
+    for (size_t i = 0; i < n && !found; i++) {
+        char st = tids[i] == pid ? 'Z' : proc__state(pid, tids[i]);
+        if (st != 'Z' && st != 'X' && st != '?')
+            found = tids[i];
+    }
+    free(tids);
+    return found;
+}
+
 int tracee__attach(struct tracee *t, pid_t pid)
 {
     char st;
+    pid_t first = pid; /* the thread seized first */
 
     memset(t, 0, sizeof *t);
     t->pid = pid;
@@ -756,22 +786,26 @@ int tracee__attach(struct tracee *t, pid_t pid)
         log__error("no process with pid %d (has it exited?)", (int)pid);
         return -ESRCH;
     }
-    if (st == 'Z' || st == 'X') {
+    if ((st == 'Z' || st == 'X') && !(first = live_thread(pid))) {
         log__error("pid %d is a zombie: it has exited and only waits for its parent to "
                    "reap it; there is nothing to profile",
                    (int)pid);
         return -ESRCH;
     }
+    /* A zombie leader with threads running on (a main() that ended in
+     * pthread_exit): they are the process, to the end of the last. Its
+     * memory is read through one of them (remote__mm_pid). */
+    t->leaderless = first != pid;
     if (pid == getpid()) {
         log__error("hsspy cannot profile itself");
         return -EINVAL;
     }
-    if (ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)TRACEE_OPTIONS) < 0) {
+    if (ptrace(PTRACE_SEIZE, first, 0, (void *)(long)TRACEE_OPTIONS) < 0) {
         int e = errno;
-        explain_attach_error(pid, e);
+        explain_attach_error(first, e);
         return -e;
     }
-    add(t, pid);
+    add(t, first);
 
     /* Threads created by a thread we have not seized yet are not followed by
      * PTRACE_O_TRACECLONE, so list again until nothing new appears. */

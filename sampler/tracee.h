@@ -229,6 +229,7 @@ struct tracee {
     pid_t *ask;
     size_t ask_cap;
     bool exited;     /* the whole process is gone */
+    bool leaderless; /* attached after its leader exited: see tracee__attach */
     int exit_status; /* its wait status, when exited and we saw it */
     bool execed;     /* it called execve: symbols no longer apply */
     /* Threads stopped on their way out (PTRACE_EVENT_EXIT), held while

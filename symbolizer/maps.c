@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sampler/remote.h"
+
 static int parse_line(const char *line, size_t len, struct map_entry *e)
 {
     char buf[4200];
@@ -84,7 +86,7 @@ int maps__read(pid_t pid, struct maps *m)
     size_t size = 0;
     int r;
 
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)remote__mm_pid(pid));
     f = fopen(path, "re");
     if (!f)
         return -errno;

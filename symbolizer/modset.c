@@ -147,7 +147,7 @@ int modset__init(struct modset *s, pid_t pid)
     /* The executable is the object mapped from /proc/PID/exe. */
     char exe[4096];
     char link[64];
-    snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+    snprintf(link, sizeof link, "/proc/%d/exe", (int)remote__mm_pid(pid));
     ssize_t n = readlink(link, exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = 0;

@@ -13,6 +13,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "sampler/remote.h"
+
 #define PAGE_MASK_4K (~(uint64_t)0xfff)
 
 static void ensure_libelf(void)
@@ -56,17 +58,17 @@ static int open_target_file(pid_t pid, const struct map_entry *e)
     bool deleted = pl > dl && strcmp(e->path + pl - dl, del) == 0;
     int fd;
 
-    snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, e->path);
+    snprintf(path, sizeof path, "/proc/%d/root%s", (int)remote__mm_pid(pid), e->path);
     if (!deleted && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
         if (is_mapped_file(fd, e))
             return fd;
         close(fd);
     }
-    snprintf(path, sizeof path, "/proc/%d/map_files/%llx-%llx", (int)pid,
+    snprintf(path, sizeof path, "/proc/%d/map_files/%llx-%llx", (int)remote__mm_pid(pid),
              (unsigned long long)e->start, (unsigned long long)e->end);
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0 || deleted)
         return fd;
-    snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, e->path);
+    snprintf(path, sizeof path, "/proc/%d/root%s", (int)remote__mm_pid(pid), e->path);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         fd = open(e->path, O_RDONLY | O_CLOEXEC);
@@ -438,7 +440,7 @@ static void open_debug_file(struct module *m)
     module__build_id_hex(m, hex, sizeof hex);
     if (m->pid > 0) {
         snprintf(path, sizeof path, "/proc/%d/root/usr/lib/debug/.build-id/%.2s/%s.debug",
-                 (int)m->pid, hex, hex + 2);
+                 (int)remote__mm_pid(m->pid), hex, hex + 2);
         m->debug_fd = open(path, O_RDONLY | O_CLOEXEC);
     }
     if (m->debug_fd < 0) {

@@ -52,6 +52,41 @@ check "exit-deep-stack-whole" "$deep samples under main;dive*100;exit_after_stop
 check "exit-no-errors" "$(grep -E '^ *(errors|beyond):' "$T/exiter.report" | tr '\n' '|')" \
     eval 'grep -Eq "^ *errors: *0(;|$)" "$T/exiter.report" && lacks_line "$T/exiter.folded" "invalid"'
 
+# The same done by a second thread after the first, the process's leader,
+# ended in pthread_exit: a zombie whose pid has no memory (its reads fail,
+# its /proc maps are empty), while the process runs on. Its memory is read
+# through a thread that has it, to the last (held on its way out).
+# Launched: before, every sample was "[invalid]". Attached once the leader
+# is a zombie: before, hsspy refused it as "a zombie".
+"$HSSPY" record -q -F 999 -f raw -o "$T/leaderless.raw" -- "$W/exiter" 0.4 100 thread >/dev/null 2>"$T/leaderless.err"
+check_status "leaderless-record" $? "$T/leaderless.err"
+"$HSSPY" report -f folded -o "$T/leaderless.folded" "$T/leaderless.raw" 2>>"$T/leaderless.err"
+"$HSSPY" report -f report -o "$T/leaderless.report" "$T/leaderless.raw" 2>>"$T/leaderless.err"
+# check_leaderless NAME FOLDED REPORT: the thread's samples named under
+# start_thread;alone, its last one 100 frames deep, no error.
+check_leaderless() {
+    local all spin deep
+    all=$(total_count "$2")
+    spin=$(count_matching "$2" ';start_thread;alone;spin_for( |;)')
+    deep=$(count_matching "$2" ';start_thread;alone;(dive;){100}exit_after_stop;')
+    check "$1-named" "$spin of $all samples under start_thread;alone;spin_for, $deep under its dive: $(sed -E 's/(dive;)+/dive;...;/' "$2" | sort -t' ' -k2 -rn | head -n 3 | cut -c1-160 | tr '\n' '|')" \
+        test "$all" -ge 100 -a "$((spin * 10))" -ge "$((all * 9))" -a "$deep" -ge 1
+    check "$1-no-errors" "$(grep -E '^ *errors:' "$3")" grep -Eq '^ *errors: *0(;|$)' "$3"
+}
+check_leaderless leaderless "$T/leaderless.folded" "$T/leaderless.report"
+"$W/exiter" 2 100 thread &
+target=$!
+for _ in $(seq 50); do
+    [ "$(awk '{print $3}' "/proc/$target/stat" 2>/dev/null)" = Z ] && break
+    sleep 0.05
+done
+"$HSSPY" record -q -F 499 -f raw -o "$T/leaderless-attach.raw" -p "$target" 2>"$T/leaderless-attach.err"
+check_status "leaderless-attach-record" $? "$T/leaderless-attach.err"
+wait "$target" 2>/dev/null
+"$HSSPY" report -f folded -o "$T/leaderless-attach.folded" "$T/leaderless-attach.raw" 2>>"$T/leaderless-attach.err"
+"$HSSPY" report -f report -o "$T/leaderless-attach.report" "$T/leaderless-attach.raw" 2>>"$T/leaderless-attach.err"
+check_leaderless leaderless-attach "$T/leaderless-attach.folded" "$T/leaderless-attach.report"
+
 # Thread churn at 1 kHz for 10 s: C threads, hundreds born per second.
 "$HSSPY" record -q -F 1000 -f report -o "$T/churn.report" -- "$W/churn" 10 >"$T/churn.out" 2>"$T/err"
 check_status "churn-record" $? "$T/err"
