@@ -502,9 +502,20 @@ void tracee__handle(struct tracee *t, pid_t tid, int status)
         th = find(t, tid); /* add() may have moved the array */
         break;
     }
-    case PTRACE_EVENT_EXEC:
+    case PTRACE_EVENT_EXEC: {
+        /* Done by another thread than the leader, the thread that did it
+         * has taken the leader's tid, after the leader's way out (which
+         * stopped it here, as exiting): this tid's thread lives on. The
+         * thread's former tid is gone without a word. */
+        unsigned long former = 0;
+        struct tthread *f;
+        th->exiting = false;
+        if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &former) == 0 && former &&
+            (pid_t)former != tid && (f = find(t, (pid_t)former)) && f->run != TT_GONE)
+            gone(t, f);
         t->execed = true;
         break;
+    }
     case PTRACE_EVENT_EXIT:
         th->exiting = true; /* (never interrupted again) */
         /* On its way out (exit, exit_group, or killed with the others),

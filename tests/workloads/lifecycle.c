@@ -7,7 +7,11 @@
  *                            "lifecycle spin SECONDS/2", which spins in
  *                            spin_after_exec, prints "after exec" and
  *                            exits 0
+ *   lifecycle thread-exec SECONDS
+ *                            the same exec done by a second thread, while
+ *                            the first spins on
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +41,21 @@ __attribute__((noinline)) static void spin_after_exec(double secs)
     __asm__ volatile("" ::: "memory"); /* not a tail call: it stays on the stack */
 }
 
+static char *self;
+
+static void *exec_from_thread(void *arg)
+{
+    double secs = *(double *)arg;
+    char half[32];
+    spin_until(now() + secs / 2);
+    snprintf(half, sizeof half, "%g", secs / 2);
+    execl("/proc/self/exe", self, "spin", half, (char *)NULL);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
+    self = argv[0];
     if (argc < 3)
         return 2;
     double secs = atof(argv[2]);
@@ -65,6 +82,17 @@ int main(int argc, char **argv)
         spin_until(now() + secs / 2);
         snprintf(half, sizeof half, "%g", secs / 2);
         execl("/proc/self/exe", argv[0], "spin", half, (char *)NULL);
+        return 3;
+    }
+    if (strcmp(argv[1], "thread-exec") == 0) {
+        /* The same exec from a second thread while the first spins on:
+         * the kernel ends the first, and the second takes its tid. */
+        pthread_t t;
+        static double s;
+        s = secs;
+        if (pthread_create(&t, NULL, exec_from_thread, &s) != 0)
+            return 3;
+        spin_until(now() + secs * 2);
         return 3;
     }
     if (strcmp(argv[1], "spin") == 0) {
