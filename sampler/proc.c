@@ -123,6 +123,20 @@ char proc__state(pid_t pid, pid_t tid)
     return proc__stat_state(buf);
 }
 
+bool proc__is_kthread(pid_t pid)
+{
+    char path[96], buf[512];
+    stat_path(path, sizeof path, pid, 0, "stat");
+    if (proc__read(path, buf, sizeof buf) <= 0)
+        return false;
+    /* After "pid (comm) ": state ppid pgrp session tty_nr tpgid flags. */
+    const char *p = strrchr(buf, ')');
+    unsigned long flags = 0;
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+        return false;
+    return (flags & 0x00200000ul) != 0; /* PF_KTHREAD */
+}
+
 void proc__comm(pid_t pid, pid_t tid, char *buf, size_t size)
 {
     char path[96];

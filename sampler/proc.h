@@ -26,6 +26,10 @@ char proc__stat_state(const char *stat_text);
 /* State letter of a process (tid == 0) or thread; '?' if gone. */
 char proc__state(pid_t pid, pid_t tid);
 
+/* Is pid a kernel thread (PF_KTHREAD in its stat flags)? Nothing of it
+ * runs in user space, and nothing traces it. */
+bool proc__is_kthread(pid_t pid);
+
 /* The thread's name (comm, at most 15 chars); "?" if gone. */
 void proc__comm(pid_t pid, pid_t tid, char *buf, size_t size);
 

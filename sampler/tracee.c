@@ -726,7 +726,14 @@ int tracee__wait(struct tracee *t, uint64_t deadline_ns)
 static const char *attach_hint(void)
 {
     char buf[16];
-    if (proc__read("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof buf) > 0 && buf[0] != '0')
+    bool yama = proc__read("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof buf) > 0;
+    if (yama && buf[0] == '3')
+        return "kernel.yama.ptrace_scope is 3, which allows no tracing at all until the "
+               "machine reboots";
+    if (geteuid() == 0)
+        return "even root may not: a security module (SELinux, AppArmor) or a lockdown "
+               "forbids it";
+    if (yama && buf[0] != '0')
         return "run hsspy as root (or with CAP_SYS_PTRACE), or allow it with "
                "'sysctl kernel.yama.ptrace_scope=0'";
     return "run hsspy as the same user as the target, or as root (or with CAP_SYS_PTRACE)";
@@ -748,6 +755,13 @@ static void explain_attach_error(pid_t pid, int err)
         log__error("pid %d is already traced by pid %d (%s); detach that debugger or "
                    "profiler first",
                    (int)pid, tracer, comm);
+        return;
+    }
+    if (err == EPERM && proc__is_kthread(pid)) {
+        proc__comm(pid, 0, comm, sizeof comm);
+        log__error("pid %d (%s) is a kernel thread: it runs no program for hsspy to profile "
+                   "('perf record -g -p %d' samples it in the kernel)",
+                   (int)pid, comm, (int)pid);
         return;
     }
     if (err == EPERM) {

@@ -67,6 +67,21 @@ else
     skip "permission-denied" "needs root (to run hsspy as another user) and setpriv"
 fi
 
+# A kernel thread (PF_KTHREAD, 0x00200000, in the flags of its stat, the
+# ninth field), which nothing may trace, even as root: said so, not "run
+# as root" to a user who is root. (This machine's first one: pid 2,
+# kthreadd, but for in a pid namespace.)
+kthread=$(for f in /proc/[0-9]*/stat; do
+    sed -E 's/^[0-9]+ \(.*\) //' "$f" 2>/dev/null |
+        awk -v f="$f" '{ if (int($7 / 2097152) % 2) { split(f, p, "/"); print p[3]; exit } }'
+done | sort -n | head -n 1)
+if [ -n "$kthread" ]; then
+    expect_error "kernel-thread" "pid $kthread \(.*\) is a kernel thread: it runs no program for hsspy to profile" \
+        "$HSSPY" record -p "$kthread" -d 1
+else
+    skip "kernel-thread" "no kernel thread is visible in this pid namespace"
+fi
+
 # A command that cannot be started.
 expect_error "no-such-command" "cannot run '/nonexistent/cmd': No such file or directory" \
     "$HSSPY" record -d 1 -- /nonexistent/cmd
