@@ -58,7 +58,7 @@ static void record_usage(FILE *f)
             "\n"
             "Sample every thread of a process and write a profile.\n"
             "\n"
-            "  -p, --pid PID         attach to a running process\n"
+            "  -p, --pid PID         attach to a running process (or to a thread's process)\n"
             "  -- CMD [ARGS...]      run CMD and profile it until it exits (followed\n"
             "                        through exec: env, nice, a script's exec)\n"
             "  -F, --rate HZ         samples per second (default 99; jittered +-10%%)\n"

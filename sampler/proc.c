@@ -171,7 +171,8 @@ void proc__cmdline(pid_t pid, char *buf, size_t size)
     buf[n] = 0;
 }
 
-int proc__tracer(pid_t pid)
+/* A number field of /proc/PID/status ("\nName:"): -errno if none. */
+static int status_field(pid_t pid, const char *name)
 {
     char path[64], buf[4096];
     const char *p;
@@ -179,11 +180,15 @@ int proc__tracer(pid_t pid)
     ssize_t n = proc__read(path, buf, sizeof buf);
     if (n < 0)
         return (int)n;
-    p = strstr(buf, "\nTracerPid:");
+    p = strstr(buf, name);
     if (!p)
         return -ENOENT;
-    return atoi(p + strlen("\nTracerPid:"));
+    return atoi(p + strlen(name));
 }
+
+int proc__tracer(pid_t pid) { return status_field(pid, "\nTracerPid:"); }
+
+int proc__tgid(pid_t tid) { return status_field(tid, "\nTgid:"); }
 
 int proc__open_stat(pid_t pid, pid_t tid) { return open_task_file(pid, tid, "stat"); }
 

@@ -36,6 +36,10 @@ void proc__comm(pid_t pid, pid_t tid, char *buf, size_t size);
 /* The command line, arguments joined by spaces; "" if gone. */
 void proc__cmdline(pid_t pid, char *buf, size_t size);
 
+/* The process (thread group) of a thread, from its /proc/TID/status
+ * (the tid of any thread names it there): -errno on error. */
+int proc__tgid(pid_t tid);
+
 /* TracerPid from /proc/PID/status: 0 if untraced, -errno on error. */
 int proc__tracer(pid_t pid);
 

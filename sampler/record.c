@@ -1141,6 +1141,7 @@ int record__run(const struct record_opts *o)
     } else if (tracee__attach(&r.t, pid) < 0) {
         goto done_signals;
     } else {
+        pid = r.t.pid; /* (a thread's tid names its process) */
         r.p.launched = o->launched != NULL;
     }
     /* Which threads ran, told by per-CPU events' switch records where

@@ -806,6 +806,12 @@ int tracee__attach(struct tracee *t, pid_t pid)
         log__error("invalid pid %d", (int)pid);
         return -EINVAL;
     }
+    int tgid = proc__tgid(pid);
+    if (tgid > 0 && tgid != pid) {
+        /* A thread's tid (as top -H or a log shows them): its process. */
+        log__info("%d is a thread of pid %d: profiling that process", (int)pid, tgid);
+        t->pid = pid = tgid;
+    }
     st = proc__state(pid, 0);
     if (st == '?') {
         log__error("no process with pid %d (has it exited?)", (int)pid);

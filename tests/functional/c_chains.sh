@@ -146,6 +146,25 @@ check "new-stack-bottom" "$alone of $all samples of the thread are newstack_slee
 check "new-stack-no-errors" "$(grep '^ *errors:' "$T/newstack.report")" \
     grep -Eq '^ *errors: *0(;|$)' "$T/newstack.report"
 
+# Attached by a thread's tid (as top -H shows them): its process is
+# profiled, said so, and to its end, not to the end of that thread.
+# (Before: the tid was taken for the process, and the recording ended when
+# that thread did, 0.4 s in, before main's sleep.)
+"$W/renamed" >"$T/bytid.out" &
+target=$!
+wait_for_line "$T/bytid.out" '^worker [0-9]+$'
+tid=$(sed -n 's/^worker //p' "$T/bytid.out")
+"$HSSPY" record -F 99 -d 1 --idle -f raw -o "$T/bytid.raw" -p "$tid" 2>"$T/bytid.err"
+check_status "by-tid-record" $? "$T/bytid.err"
+wait "$target"
+check "by-tid-said" "$(cat "$T/bytid.err")" grep -q "^hsspy: $tid is a thread of pid $target: profiling that process$" "$T/bytid.err"
+"$HSSPY" report -f folded --idle -o "$T/bytid.folded" "$T/bytid.raw" 2>>"$T/bytid.err"
+"$HSSPY" report -f report -o "$T/bytid.report" "$T/bytid.raw" 2>>"$T/bytid.err"
+check "by-tid-process" "$(grep 'target:' "$T/bytid.report")" grep -Eq "^ *target: *pid $target:" "$T/bytid.report"
+slept=$(count_matching "$T/bytid.folded" ';main;[_a-z]*nanosleep( |;)')
+check "by-tid-to-its-end" "$slept samples of main's sleep after the thread's end: $(sort -t' ' -k2 -rn "$T/bytid.folded" | head -n 3 | tr '\n' '|')" \
+    test "$slept" -ge 20
+
 # glibc's stdio functions have a personality routine in their CIE (for the
 # cleanup of their locks), which libunwind reads through a DW.ref pointer
 # in libc's .data whenever it parses their FDE. That word is taken from the
