@@ -953,6 +953,24 @@ static bool asm_caller(struct unwinder *u, const struct user_regs_struct *in,
            after_call(u, out->rip);
 }
 
+/* The registers of the cursor's frame (at ip, sp): its callee-saved ones
+ * as libunwind has them, the others as in base. */
+static void frame_regs(unw_cursor_t *c, const struct user_regs_struct *base, uint64_t ip,
+                       uint64_t sp, struct user_regs_struct *out)
+{
+    static const int saved[] = {UNW_X86_64_RBX, UNW_X86_64_RBP, UNW_X86_64_R12,
+                                UNW_X86_64_R13, UNW_X86_64_R14, UNW_X86_64_R15};
+    unsigned long long *dst[] = {&out->rbx, &out->rbp, &out->r12, &out->r13, &out->r14, &out->r15};
+    *out = *base;
+    out->rip = ip;
+    out->rsp = sp;
+    for (size_t k = 0; k < sizeof saved / sizeof *saved; k++) {
+        unw_word_t v = 0;
+        if (unw_get_reg(c, saved[k], &v) == 0)
+            *dst[k] = v;
+    }
+}
+
 void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool partial,
                    const struct memimg *img, struct raw_frame *out, int max,
                    struct unwind_result *res)
@@ -1022,6 +1040,7 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
              * stack holds its start arguments, not frames). Stop there. */
             break;
         }
+        bool signalled = n > 0 && pc; /* the code a signal interrupted */
         interrupted = n > 0 && is_sigreturn(u, ip);
         uint32_t kind = pc || interrupted ? FK_PC : FK_RET;
         out[n++] = (struct raw_frame){ip, kind, 0};
@@ -1033,34 +1052,37 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
         prev_sp = sp;
         unw_word_t frame_rbp = 0;
         unw_get_reg(&c, UNW_X86_64_RBP, &frame_rbp);
+        /* StgReturn or StgRun, where a signal landed (the runtime's tick):
+         * their CFI describes the frame while Haskell code runs, not their
+         * prologue and epilogue. The caller from their code, as for a
+         * thread stopped there (stg_code_caller); no step of libunwind. */
+        bool found = false;
+        if (signalled && max - n > 1) {
+            frame_regs(&c, u->regs, ip, sp, &asm_frame);
+            found = stg_code_caller(u, u->stg_return, unwind__stg_return, &asm_frame, &asm_next) ||
+                    stg_code_caller(u, u->stg_run, unwind__stg_run, &asm_frame, &asm_next);
+            if (found)
+                leaf = asm_next;
+        }
         /* Code without unwind information: libunwind guesses its caller
          * through rbp, which such code (GMP's assembly) may use as it
          * pleases, and which can lead to a stale return address. Its
          * registers now, for a caller read from its code instead. */
-        bool no_cfi = !has_cfi(u, kind == FK_PC ? ip : ip - 1);
-        if (no_cfi) {
-            static const int saved[] = {UNW_X86_64_RBX, UNW_X86_64_RBP, UNW_X86_64_R12,
-                                        UNW_X86_64_R13, UNW_X86_64_R14, UNW_X86_64_R15};
-            unsigned long long *dst[] = {&asm_frame.rbx, &asm_frame.rbp, &asm_frame.r12,
-                                         &asm_frame.r13, &asm_frame.r14, &asm_frame.r15};
-            asm_frame = *u->regs;
-            asm_frame.rip = ip;
-            asm_frame.rsp = sp;
-            for (size_t k = 0; k < sizeof saved / sizeof *saved; k++) {
-                unw_word_t v = 0;
-                if (unw_get_reg(&c, saved[k], &v) == 0)
-                    *dst[k] = v;
-            }
-        }
-        u->stepping = true;
-        int r = unw_step(&c);
-        u->stepping = false;
+        bool no_cfi = !found && !has_cfi(u, kind == FK_PC ? ip : ip - 1);
+        if (no_cfi)
+            frame_regs(&c, u->regs, ip, sp, &asm_frame);
+        int r = 1;
         unw_word_t nip = 0;
-        unw_get_reg(&c, UNW_REG_IP, &nip);
-        /* (libunwind guessed through rbp, which a leaf without CFI leaves
-         * as its caller had it: no frame pointer in a C program.) */
-        bool found = n == 1 && (r <= 0 || !modset__find(u->ms, nip)) &&
-                     leaf_caller(u, u->regs, &leaf);
+        if (!found) {
+            u->stepping = true;
+            r = unw_step(&c);
+            u->stepping = false;
+            unw_get_reg(&c, UNW_REG_IP, &nip);
+            /* (libunwind guessed through rbp, which a leaf without CFI
+             * leaves as its caller had it: no frame pointer in C.) */
+            found = n == 1 && (r <= 0 || !modset__find(u->ms, nip)) &&
+                    leaf_caller(u, u->regs, &leaf);
+        }
         if (!found && no_cfi && asm_caller(u, &asm_frame, &asm_next)) {
             leaf = asm_next; /* (its prologue says its frame) */
             found = true;

@@ -72,6 +72,7 @@ foreign_threads() { # SUITE CASE-PREFIX
         check "$c-$rts-main-haskell" "no [haskell] sample of the main thread in Main.fib: $(spread "$f" "${prog##*/}" | tr '\n' ' ')" \
             has_line "$f" "^tid [0-9]+ \(${prog##*/}\);\[haskell\];.*Main\.(\\\$w)?fib"
         in_signal_handler "$suite" "$c-$rts" "$prog"
+        handler_over_stg_return "$suite" "$c-$rts" "$prog"
     done
 }
 
@@ -143,6 +144,52 @@ signal SIGUSR1'
     rts=$(count_matching "$T/usr1.folded" "^tid $tid \(c_spinner\);\[rts\];.*;spinner;foreign_crunch;__restore_rt;generic_handler [0-9]+$")
     check "$c" "of $all samples of the parked c_spinner, $rts [rts] in generic_handler above __restore_rt and foreign_crunch: $(grep "^tid $tid " "$T/usr1.folded" | head -n 3 | tr '\n' '|')" \
         test "$all" -ge 100 -a "$rts" -eq "$all"
+    kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+}
+
+# A signal can land in StgReturn's epilogue (the runtime's tick, every
+# few milliseconds, in the non-threaded runtime), where its CFI, which
+# describes the frame while Haskell code runs, is wrong: the registers have
+# been moved down the stack (add $0x4000,%rsp) and are being restored. The
+# frame under the handler's way back is read from StgReturn's code, as it
+# is when a thread is stopped there itself. gdb stops the thread running
+# Haskell two instructions after that add (rbx restored, rbp not yet),
+# sends it SIGUSR1 and parks it in the runtime's handler: every sample is
+# [rts] in generic_handler over __restore_rt, StgReturn and schedule (in
+# the non-threaded runtime inlined in scheduleWaitThread), down to the
+# thread's start. (Before: "[invalid];StgReturn;__restore_rt;...",
+# seen once at the tick in ghc_ccs.)
+handler_over_stg_return() { # SUITE CASE-PREFIX PROG
+    local suite=$1 c=$2-handler-over-stg-return prog=$3 pid tid
+    command -v gdb >/dev/null || { skip "$c" "gdb is not installed"; return; }
+    hs_start "$suite" "$T/stgret.out" "$T/stgret.err" "$prog" 60 ||
+        { fail "$c" "${prog##*/} did not start"; return; }
+    pid=$HS_PID
+    sleep 0.3
+    gdb_park "$suite" "$pid" stgret "$T/stgret-gdb.out" 'python
+start = int(gdb.parse_and_eval("(long)&StgReturn"))
+insns = gdb.selected_frame().architecture().disassemble(start, count=12)
+at = [insns[i + 2]["addr"] for i in range(len(insns) - 2)
+      if insns[i]["asm"].startswith("add") and "%rsp" in insns[i]["asm"]][0]
+gdb.execute("break *%d" % at)
+end
+continue
+delete
+break generic_handler
+signal SIGUSR1'
+    tid=$PARKED_TID
+    if [ -z "$tid" ] || ! grep -q 'in generic_handler' "$T/stgret-gdb.out"; then
+        fail "$c" "gdb did not park a thread in generic_handler over StgReturn: $(grep -E '^(parked|\*)|rror|Breakpoint' "$T/stgret-gdb.out" | head -n 4 | tr '\n' '|')"
+        kill -9 "$pid"; wait "$pid" 2>/dev/null; return
+    fi
+    sleep 0.2
+    "$HSSPY" record -q -F 499 -d 0.5 --threads --idle -p "$pid" >"$T/stgret.folded" 2>"$T/stgret-rec.err"
+    check_status "$c-record" $? "$T/stgret-rec.err"
+    local all whole
+    all=$(count_matching "$T/stgret.folded" "^tid $tid ")
+    whole=$(count_matching "$T/stgret.folded" "^tid $tid \([^)]*\);\[rts\];(_start|__GI___clone3);.*;(schedule|scheduleWaitThread);StgReturn;__restore_rt;generic_handler [0-9]+$")
+    check "$c" "of $all samples of the parked thread, $whole [rts] in generic_handler over __restore_rt, StgReturn and schedule (scheduleWaitThread, where it is inlined), from its start: $(grep "^tid $tid " "$T/stgret.folded" | head -n 3 | tr '\n' '|')" \
+        test "$all" -ge 100 -a "$whole" -eq "$all"
     kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 }
 
