@@ -17,9 +17,8 @@
 #include <unistd.h>
 
 #include "sampler/log.h"
-#include "sampler/remote.h"
 #include "sampler/proc.h"
-
+#include "sampler/remote.h"
 
 uint64_t tracee__now_ns(void)
 {

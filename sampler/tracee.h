@@ -201,16 +201,18 @@ struct tracee_stats {
                                    * of their switch off the CPU (no PTRACE_GETREGS) */
 };
 
-/* Called for each interrupted thread as soon as it has stopped; it is
- * resumed (its pending signal re-injected) right after the call returns.
- * Returns the thread's registers if it read them (NULL otherwise). */
-struct tthread;
-struct user_regs_struct;
 /* Every tracee is seized with these: threads it creates are traced too,
  * its execve is seen, and each thread stops on its way out, while its
  * memory is still there to read (see tracee__release_exits). */
 #define TRACEE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
 
+/* Called for each interrupted thread as soon as it has stopped; it is
+ * resumed (its pending signal re-injected) right after the call returns
+ * (one on its way out: once the captures are walked, see
+ * tracee__release_exits). Returns the thread's registers if it read them
+ * (NULL otherwise). */
+struct tthread;
+struct user_regs_struct;
 typedef const struct user_regs_struct *(*tracee_stop_fn)(void *arg, struct tthread *th);
 
 struct tracee {
