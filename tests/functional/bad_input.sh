@@ -69,8 +69,8 @@ fi
 
 # A kernel thread (PF_KTHREAD, 0x00200000, in the flags of its stat, the
 # ninth field), which nothing may trace, even as root: said so, not "run
-# as root" to a user who is root. (This machine's first one: pid 2,
-# kthreadd, but for in a pid namespace.)
+# as root" to a user who is root. (The first one: usually pid 2,
+# kthreadd; none is visible inside a pid namespace.)
 kthread=$(for f in /proc/[0-9]*/stat; do
     sed -E 's/^[0-9]+ \(.*\) //' "$f" 2>/dev/null |
         awk -v f="$f" '{ if (int($7 / 2097152) % 2) { split(f, p, "/"); print p[3]; exit } }'

@@ -1,8 +1,9 @@
 # robustness - hsspy never hurts its target: a target that forks or execs
-# while recorded, or exits as a sample is walked, threads born and dying
-# hundreds of times a second (C threads and forkOS), blocking calls that must see no EINTR and no short
-# sleep, capabilities added and removed while recording, a second hsspy on
-# the same process, a raised priority (nice, or real-time) for hsspy and
+# while recorded, or exits as a sample is walked, or whose first thread
+# has exited, threads born and dying hundreds of times a second (C threads
+# and forkOS), blocking calls that must see no EINTR and no short sleep,
+# capabilities added and removed while recording, a second hsspy on the
+# same process, a raised priority (nice, or real-time) for hsspy and
 # not for its target, and the launched command's credentials.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
@@ -87,9 +88,11 @@ check_leaderless leaderless "$T/leaderless.folded" "$T/leaderless.report"
 "$W/exiter" 2 100 thread &
 target=$!
 for _ in $(seq 50); do
-    [ "$(awk '{print $3}' "/proc/$target/stat" 2>/dev/null)" = Z ] && break
+    st=$(awk '{print $3}' "/proc/$target/stat" 2>/dev/null)
+    [ "$st" = Z ] && break
     sleep 0.05
 done
+check "leaderless-attach-zombie" "the first thread is not a zombie (state ${st:-gone})" test "$st" = Z
 "$HSSPY" record -q -F 499 -f raw -o "$T/leaderless-attach.raw" -p "$target" 2>"$T/leaderless-attach.err"
 check_status "leaderless-attach-record" $? "$T/leaderless-attach.err"
 wait "$target" 2>/dev/null
