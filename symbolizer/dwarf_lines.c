@@ -79,6 +79,23 @@ static const struct cu_range *find_range(const struct dwarf_lines *d, uint64_t v
     return NULL;
 }
 
+void dwarf_lines__clean_path(char *path)
+{
+    const char *r = path;
+    char *w = path;
+    while (r[0] == '.' && r[1] == '/' && r[2])
+        for (r += 2; *r == '/'; r++)
+            ;
+    while (*r) {
+        if (r[0] == '/' && (r[1] == '/' || (r[1] == '.' && r[2] == '/'))) {
+            r += r[1] == '/' ? 1 : 2;
+            continue;
+        }
+        *w++ = *r++;
+    }
+    *w = '\0';
+}
+
 bool dwarf_lines__is_label(const char *nm)
 {
     if (*nm == '_')

@@ -25,6 +25,12 @@ void dwarf_lines__close(struct dwarf_lines *d);
  * *file points into libdw's data (valid until close). */
 bool dwarf_lines__find(struct dwarf_lines *d, uint64_t vaddr, const char **file, int *line);
 
+/* A source file's path as a user writes it, in place: GHC names a compile
+ * unit's directory with a trailing slash, which libdw joins to a relative
+ * file name with another ("/src//Main.hs"); "//" and "/./" are made "/",
+ * and a leading "./" goes. ".." is left: it may cross a symbolic link. */
+void dwarf_lines__clean_path(char *path);
+
 /* The function (DW_TAG_subprogram) containing an ELF virtual address, its
  * linkage name (or NULL), and the range of its compile unit; false if none.
  * For GHC's -g output the name is the Haskell binding the code belongs to

@@ -10,6 +10,7 @@
 
 #include "symbolizer/cost_centre.h"
 #include "symbolizer/demangle.h"
+#include "symbolizer/dwarf_lines.h"
 #include "symbolizer/ipe.h"
 #include "symbolizer/zdecode.h"
 
@@ -219,6 +220,8 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
     int line;
     if (module__line(m, addr, &file, &line)) {
         out->file = strdup(file);
+        if (out->file)
+            dwarf_lines__clean_path(out->file);
         out->line = line;
     }
     return out->name ? 0 : -ENOMEM;

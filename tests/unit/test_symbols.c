@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "symbolizer/dwarf_lines.h"
 #include "symbolizer/modset.h"
 #include "symbolizer/symbolize.h"
 #include "tests/unit/unit.h"
@@ -162,4 +163,28 @@ TEST(signal_return)
         UNIT_FAIL("the handler returns to %s", name ? name : "(null)");
     frame_sym__free(&fs);
     modset__free(&ms);
+}
+
+/* GHC's compile unit directories end in '/', which libdw joins to a relative
+ * file name with another. */
+static const char *clean(const char *path)
+{
+    static char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    dwarf_lines__clean_path(buf);
+    return buf;
+}
+
+TEST(source_path_cleaned)
+{
+    CHECK_EQ_STR(clean("/src/app//Main.hs"), "/src/app/Main.hs");
+    CHECK_EQ_STR(clean("/src/./app/.//Main.hs"), "/src/app/Main.hs");
+    CHECK_EQ_STR(clean("./app/Main.hs"), "app/Main.hs");
+    CHECK_EQ_STR(clean(".//app/Main.hs"), "app/Main.hs");
+    CHECK_EQ_STR(clean("///x.c"), "/x.c");
+    CHECK_EQ_STR(clean("/src/../lib/x.c"), "/src/../lib/x.c");
+    CHECK_EQ_STR(clean("/src/.hidden/x.c"), "/src/.hidden/x.c");
+    CHECK_EQ_STR(clean("Main.hs"), "Main.hs");
+    CHECK_EQ_STR(clean("./"), "./");
+    CHECK_EQ_STR(clean(""), "");
 }
