@@ -71,7 +71,8 @@ $(B)/workloads/symtest_nopie: tests/workloads/symtest.c
 # output, flags and sources), which then finds it current.
 $(B)/workloads/hs/calib: tests/workloads/hs/calib.hs tests/workloads/hs/calib_c.c
 	@mkdir -p $(B)/workloads/hs/obj-calib
-	ghc -v0 -outputdir $(B)/workloads/hs/obj-calib -o $@ -O2 -threaded -rtsopts $(abspath $^)
+	cd tests/workloads/hs && ghc -v0 -outputdir $(abspath $(B)/workloads/hs/obj-calib) \
+	    -o $(abspath $@) -O2 -threaded -rtsopts $(notdir $^)
 
 # GMP's assembly routines, without unwind information, under C callers.
 $(B)/workloads/bignum: tests/workloads/bignum.c

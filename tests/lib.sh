@@ -69,20 +69,23 @@ tracer_of() { sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$1/status" 2>/dev/nul
 
 # build_hs NAME SOURCES... [-- GHC FLAGS...]: compile tests/workloads/hs/SOURCES
 # into $W/hs/NAME once
-# (rebuilt when a source is newer); prints the binary's path.
+# (rebuilt when a source is newer); prints the binary's path. The sources
+# are named from their directory: GHC writes the object of a C source
+# given by an absolute path beside it, not under -outputdir.
 build_hs() {
     local name=$1; shift
     local srcs=() flags=()
-    while [ $# -gt 0 ] && [ "$1" != "--" ]; do srcs+=("$ROOT/tests/workloads/hs/$1"); shift; done
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do srcs+=("$1"); shift; done
     [ $# -gt 0 ] && shift
     flags=("$@")
     local out=$W/hs/$name obj=$W/hs/obj-$name
     local stale=0 s
     [ -x "$out" ] || stale=1
-    for s in "${srcs[@]}"; do [ "$s" -nt "$out" ] && stale=1; done
+    for s in "${srcs[@]}"; do [ "$ROOT/tests/workloads/hs/$s" -nt "$out" ] && stale=1; done
     if [ $stale = 1 ]; then
         mkdir -p "$obj"
-        ghc -v0 -outputdir "$obj" -o "$out" "${flags[@]}" "${srcs[@]}" >&2 || return 1
+        (cd "$ROOT/tests/workloads/hs" &&
+            ghc -v0 -outputdir "$obj" -o "$out" "${flags[@]}" "${srcs[@]}") >&2 || return 1
     fi
     echo "$out"
 }
@@ -210,8 +213,8 @@ hs_build() {
     if [ $stale = 1 ]; then
         mkdir -p "$dir/hs/obj-$name"
         "$ROOT/tests/chroot.sh" exec "$suite" -b "$ROOT/tests/workloads/hs:/hsspy/src" \
-            -b "$dir:/hsspy/build" -- ghc -v0 -outputdir "/hsspy/build/hs/obj-$name" \
-            -o "/hsspy/build/hs/$name" "${flags[@]}" "${srcs[@]/#//hsspy/src/}" >&2 || return 1
+            -b "$dir:/hsspy/build" -w /hsspy/src -- ghc -v0 -outputdir "/hsspy/build/hs/obj-$name" \
+            -o "/hsspy/build/hs/$name" "${flags[@]}" "${srcs[@]}" >&2 || return 1
     fi
     echo "/hsspy/build/hs/$name"
 }

@@ -157,7 +157,8 @@ build() { # OUT FLAGS...
     local src=$ROOT/tests/workloads/hs
     if [ ! -x "$out" ] || [ "$src/bench.hs" -nt "$out" ] || [ "$src/bench_c.c" -nt "$out" ]; then
         mkdir -p "$out.obj"
-        ghc -v0 -outputdir "$out.obj" -o "$out" "$@" "$src/bench.hs" "$src/bench_c.c" >&2
+        # Named from their directory, so that bench_c.o goes to -outputdir.
+        (cd "$src" && ghc -v0 -outputdir "$out.obj" -o "$out" "$@" bench.hs bench_c.c) >&2
     fi
 }
 build "$BENCH" -O2 -g -threaded -rtsopts
