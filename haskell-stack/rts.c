@@ -14,8 +14,9 @@
 #include "sampler/remote.h"
 
 /* A stack chunk is 32 KiB by default (+RTS -kc); the first one 1 KiB
- * (-ki). A bigger chunk or a longer chain is possible but capped: the walk
- * then ends in [truncated] rather than copying megabytes while stopped. */
+ * (-ki). Sp and SpLim are believed to be a chunk's only within this much
+ * of each other, and a chunk's size is remembered up to it (to guess what
+ * to read); bigger chunks are read up to RTS_STACK_CAPTURE_BYTES. */
 #define MAX_CHUNK_BYTES (256 * 1024)
 #define MAX_CHUNKS 8
 #define MAX_CAPS 256
@@ -788,6 +789,7 @@ static void grab_chunks(const struct rts *r, pid_t pid, struct memimg *img, uint
 {
     const struct rts_layout *L = r->L;
     uint64_t size, sp;
+    size_t left = RTS_STACK_CAPTURE_BYTES;
 
     for (int chunk = 0; chunk < MAX_CHUNKS && stack; chunk++) {
         if (!rts__grab(pid, img, stack, (size_t)L->stack.stack.off) ||
@@ -795,14 +797,17 @@ static void grab_chunks(const struct rts *r, pid_t pid, struct memimg *img, uint
             !rts__field(img, stack, L->stack.sp, &sp))
             return;
         uint64_t start = stack + (uint64_t)L->stack.stack.off, end = start + size * 8;
-        if (size == 0 || size * 8 > MAX_CHUNK_BYTES)
+        if (size == 0 || size > RTS_MAX_CHUNK_WORDS)
             return;
         uint64_t from = chunk == 0 && running ? sp_hint : sp;
-        if (from < start || from >= end)
-            from = start;
+        if (from < start || from >= end) /* Sp not known: from the oldest frames */
+            from = end - start > left ? end - left : start;
         from &= ~(uint64_t)7;
-        if (!rts__grab(pid, img, from, (size_t)(end - from)))
+        /* (what is left of the budget: the walk ends there, truncated) */
+        size_t len = end - from < left ? (size_t)(end - from) : left;
+        if (!rts__grab(pid, img, from, len) || len == left)
             return;
+        left -= len;
         /* A chunk that continues in another ends with an underflow frame:
          * {stg_stack_underflow_frame_info, next_chunk}. */
         uint64_t info, next;

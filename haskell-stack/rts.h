@@ -34,6 +34,15 @@ struct stg_info_cache;
 #include "sampler/memimg.h"
 #include "symbolizer/modset.h"
 
+/* At most this much of a thread's STG stack is copied while it is stopped,
+ * from its Sp on, through the chunks it continues in: a walk that goes
+ * further (a deep recursion, a chunk made bigger by +RTS -kc or by a big
+ * frame) ends in [truncated] rather than copying megabytes each sample. */
+#define RTS_STACK_CAPTURE_BYTES (256 * 1024)
+/* The biggest stack chunk believed, in words (a chunk's size is read from
+ * the program, and untrusted). */
+#define RTS_MAX_CHUNK_WORDS (1u << 24)
+
 struct code_range {
     uint64_t lo, hi;
 };

@@ -46,7 +46,7 @@ static bool chunk_of(const struct stg_walk *w, uint64_t stack, struct chunk *c, 
     const struct rts_layout *L = w->rts->L;
     uint64_t size;
     if (!stack || !rts__field(w->img, stack, L->stack.stack_size, &size) || size == 0 ||
-        size > (1u << 24))
+        size > RTS_MAX_CHUNK_WORDS)
         return false;
     c->start = stack + (uint64_t)L->stack.stack.off;
     c->end = c->start + size * 8;
@@ -340,6 +340,9 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
     upd.lo = upd.hi = 0;
     upd.n = 0;
     int chunks = 1, steps = 0;
+    /* The stack copied is RTS_STACK_CAPTURE_BYTES from sp on, through the
+     * chunks: spent, of the chunks left; entry, where this one was entered. */
+    uint64_t spent = 0, entry = sp;
 
     memset(res, 0, sizeof *res);
     if (max <= 0)
@@ -374,6 +377,11 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
             return;
         }
         if (word(w, &c, sp, &info) < 0) {
+            if (spent + (sp - entry) >= RTS_STACK_CAPTURE_BYTES) {
+                res->truncated = true; /* (the rest was not copied) */
+                out[res->n++] = (struct raw_frame){0, FK_TRUNCATED, 0};
+                return;
+            }
             fail(res, out, max, WE_STACK_READ);
             return;
         }
@@ -399,11 +407,17 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
                 fail(res, out, max, WE_GC_MOVING); /* (a compacting collection) */
                 return;
             }
+            spent += c.end - entry;
+            if (got && spent >= RTS_STACK_CAPTURE_BYTES && !chunk_of(w, next, &c, &nsp)) {
+                res->truncated = true; /* the chunk after the copy's end */
+                out[res->n++] = (struct raw_frame){0, FK_TRUNCATED, 0};
+                return;
+            }
             if (!got || !chunk_of(w, next, &c, &nsp) || nsp < c.start || nsp >= c.end || nsp & 7) {
                 fail(res, out, max, WE_CHUNKS);
                 return;
             }
-            sp = nsp;
+            sp = entry = nsp;
             chunk_map(w, &c, sp);
             continue;
         }

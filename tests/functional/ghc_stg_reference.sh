@@ -107,6 +107,45 @@ across_chunks() { # SUITE PROG CASE-PREFIX
     kill "$HS_PID" 2>/dev/null
 }
 
+# A first chunk bigger than what hsspy copies of a stack (+RTS -ki1m, as
+# -kc1m makes every chunk): the same frames, read from Sp on (in an unsafe
+# call, where Sp is known only after the copy, from the chunk's oldest
+# end). A stack deeper than the copy (20000 levels, some 480 KB) ends in
+# [truncated] where the copy ends, never in [invalid].
+big_chunk() { # SUITE PROG CASE-PREFIX
+    local suite=$1 prog=$2 c=$3 mode extra
+    for mode in safe unsafe; do
+        extra=""
+        [ "$mode" = unsafe ] && extra=unsafe
+        if hs_start "$suite" "$T/out3" /dev/null "$prog" 23 60 $extra +RTS -ki1m -RTS &&
+            wait_for_line "$T/out3" '^ready$'; then
+            "$HSSPY" dump -q -p "$HS_PID" | sed -n '/^thread '"$HS_PID"' /,/^$/p' |
+                awk '$3 == "stg" { print "stg", $2 } $3 == "update" { print "update" } $3 == "catch" { print "catch", $2 }' \
+                    >"$T/big.frames"
+            if diff -q "$T/$mode.frames" "$T/big.frames" >/dev/null; then
+                pass "$c-big-chunk-$mode"
+            else
+                fail "$c-big-chunk-$mode" "$(wc -l <"$T/big.frames") frames in a 1 MB chunk, $(wc -l <"$T/$mode.frames") in a 256 KB one: $(head -n 3 "$T/big.frames" | tr '\n' '|')"
+            fi
+        else
+            fail "$c-big-chunk-$mode" "deep did not reach its blocking call"
+        fi
+        kill "$HS_PID" 2>/dev/null
+        if hs_start "$suite" "$T/out4" /dev/null "$prog" 20000 60 $extra +RTS -ki4m -RTS &&
+            wait_for_line "$T/out4" '^ready$'; then
+            "$HSSPY" record -q -F 199 -d 0.3 --threads -o "$T/deeper.folded" -p "$HS_PID" 2>"$T/deeper.err"
+            local all cut
+            all=$(count_matching "$T/deeper.folded" "^tid $HS_PID ")
+            cut=$(count_matching "$T/deeper.folded" "^tid $HS_PID \([^)]*\);\[$mode-ffi\];\[truncated\];(Main\.[^;]*;|\[thunk\];)+(\[catch\];)?(Main\.[^;]*;|\[thunk\];)*deep_block;")
+            check "$c-deeper-than-copy-$mode" "of $all samples, $cut [$mode-ffi];[truncated] over Main frames and deep_block: $(grep "^tid $HS_PID " "$T/deeper.folded" | head -c 300 | tr '\n' '|') $(head -n 2 "$T/deeper.err")" \
+                test "$all" -ge 20 -a "$cut" -eq "$all"
+        else
+            fail "$c-deeper-than-copy-$mode" "deep did not reach its blocking call"
+        fi
+        kill "$HS_PID" 2>/dev/null
+    done
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     c="ghc-$(ghc_version "$suite")"
@@ -114,6 +153,9 @@ for suite in $GHC_TARGETS; do
         { fail "$c-build" "ghc -debug could not build deep.hs"; continue; }
     compare "$suite" "$prog" "$c" safe
     cp "$T/hsspy.frames" "$T/one-chunk.frames"
+    cp "$T/hsspy.frames" "$T/safe.frames"
     compare "$suite" "$prog" "$c" unsafe
+    cp "$T/hsspy.frames" "$T/unsafe.frames"
     across_chunks "$suite" "$prog" "$c"
+    big_chunk "$suite" "$prog" "$c"
 done
