@@ -377,7 +377,11 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
             return;
         }
         if (word(w, &c, sp, &info) < 0) {
-            if (spent + (sp - entry) >= RTS_STACK_CAPTURE_BYTES) {
+            /* The copy ended before sp: it has the frames of this chunk up
+             * to here, or it stopped at its size. (Where the copy began is
+             * not known here: in C code rbp, which it starts from, may lie
+             * above or below the Sp the unwind found.) */
+            if (sp > entry || spent + (sp - entry) >= RTS_STACK_CAPTURE_BYTES) {
                 res->truncated = true; /* (the rest was not copied) */
                 out[res->n++] = (struct raw_frame){0, FK_TRUNCATED, 0};
                 return;

@@ -4,7 +4,9 @@
 # hsspy dumps its stack, then gdb calls the debug RTS's printStackChunk on the
 # same stack chunk, and the two lists must agree: every return frame's info
 # pointer, every update and catch frame, in the same order. For every GHC
-# version this machine has (a chroot's program gets the chroot's gdb).
+# version this machine has (a chroot's program gets the chroot's gdb). Then
+# stacks bigger than what is copied of them, and where the copy starts
+# elsewhere than the walk.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 command -v gdb >/dev/null || { skip "all" "gdb is not installed"; exit 0; }
@@ -146,6 +148,31 @@ big_chunk() { # SUITE PROG CASE-PREFIX
     done
 }
 
+# An unsafe call to C code holding in rbp an address 64 KB below Sp, inside
+# a 4 MB chunk (sink.hs, low-rbp): the copy starts at rbp, the walk at the
+# Sp the unwind restores. A stack of 1000 levels is whole; one of 20000
+# (some 480 KB) ends in [truncated] where the copy ended, never [invalid].
+low_rbp() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2 prog depth all whole want
+    prog=$(hs_build "$suite" sink sink.hs deep_c.c sink_c.c -- -O1 -threaded -rtsopts) ||
+        { fail "$c-low-rbp-build" "ghc could not build sink.hs"; return; }
+    for depth in 1000 20000; do
+        want='\[catch\];Main\.[^;]*;Main\.[^;]*sink'
+        [ $depth = 20000 ] && want='\[truncated\];Main\.[^;]*sink'
+        if hs_start "$suite" "$T/sink.out" /dev/null "$prog" $depth 60 low-rbp +RTS -ki4m -RTS &&
+            wait_for_line "$T/sink.out" '^ready$'; then
+            "$HSSPY" record -q -F 199 -d 0.3 --threads -o "$T/sink.folded" -p "$HS_PID" 2>"$T/sink.err"
+            all=$(count_matching "$T/sink.folded" "^tid $HS_PID ")
+            whole=$(count_matching "$T/sink.folded" "^tid $HS_PID \([^)]*\);\[unsafe-ffi\];$want;sink_block_low_rbp;deep_block;")
+            check "$c-low-rbp-$depth" "of $all samples, $whole [unsafe-ffi];$want;sink_block_low_rbp: $(grep "^tid $HS_PID " "$T/sink.folded" | head -c 300 | tr '\n' '|') $(head -n 2 "$T/sink.err")" \
+                test "$all" -ge 20 -a "$whole" -eq "$all"
+        else
+            fail "$c-low-rbp-$depth" "sink did not reach its blocking call"
+        fi
+        kill "$HS_PID" 2>/dev/null
+    done
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     c="ghc-$(ghc_version "$suite")"
@@ -158,4 +185,5 @@ for suite in $GHC_TARGETS; do
     cp "$T/hsspy.frames" "$T/unsafe.frames"
     across_chunks "$suite" "$prog" "$c"
     big_chunk "$suite" "$prog" "$c"
+    low_rbp "$suite" "$c"
 done
