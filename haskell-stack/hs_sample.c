@@ -91,11 +91,12 @@ static bool foreign_single(const struct rts *r, const struct raw_frame *out,
 }
 
 /* Append the Haskell side: the frame of the code that is running or made the
- * call, then the STG stack from sp. */
+ * call, then the STG stack from sp. regs: the registers of the running code
+ * when they are the thread's own (not the saved ones of a call), else NULL. */
 static void haskell_frames(struct rts *r, struct unwinder *uw, const struct memimg *img,
-                           uint64_t pc, bool leaf, uint64_t sp, uint64_t stack,
-                           enum stg_start start, struct raw_frame *out, int max,
-                           struct hs_sample *res)
+                           uint64_t pc, bool leaf, const struct user_regs_struct *regs,
+                           uint64_t sp, uint64_t stack, enum stg_start start,
+                           struct raw_frame *out, int max, struct hs_sample *res)
 {
     struct stg_walk w = {r, img, uw->ms, r->pid, r->exact_stacks, r->walk_cache};
     struct stg_result sr;
@@ -110,6 +111,21 @@ static void haskell_frames(struct rts *r, struct unwinder *uw, const struct memi
             out[res->n++] = (struct raw_frame){WE_NO_SP, FK_INVALID, 0};
         res->err = WE_NO_SP;
         return;
+    }
+    for (int k = 0; regs && k < 2; k++) {
+        /* Copying a suspended computation's frames back onto the stack:
+         * walked from where the copy ends (stg_walk__restored_sp), not
+         * through what the copy has not yet written over. */
+        if (pc < r->ap_stack[k].lo || pc >= r->ap_stack[k].hi)
+            continue;
+        const uint64_t gp[] = {regs->rax, regs->rbx, regs->rcx, regs->rdx, regs->rsi,
+                               regs->rdi, regs->r8,  regs->r9,  regs->r10, regs->r11,
+                               regs->r12, regs->r13, regs->r14, regs->r15};
+        uint64_t end = stg_walk__restored_sp(&w, sp, stack, gp, 14, k == 0);
+        if (end) {
+            sp = end;
+            start = STG_EXACT;
+        }
     }
     stg_walk__run(&w, sp, stack, start, out + res->n, max - res->n, &sr);
     res->n += sr.n;
@@ -158,7 +174,7 @@ static void saved_sp_frames(struct rts *r, struct unwinder *uw, const struct mem
         return;
     }
     enum walk_error before = res->err;
-    haskell_frames(r, uw, img, pc, leaf, v->saved_sp, v->stack, STG_EXACT, out, max, res);
+    haskell_frames(r, uw, img, pc, leaf, NULL, v->saved_sp, v->stack, STG_EXACT, out, max, res);
     if (v->tso_in_gc && before == WE_NONE && res->err != WE_NONE) {
         /* (what it failed on is the collector's doing) */
         res->err = WE_GC_MOVING;
@@ -434,8 +450,8 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
             saved_sp_frames(r, uw, img, &v, ur.hs_pc, cmm_leaf || (v.resumed && ur.hs_is_leaf),
                             out, max, res);
         else
-            haskell_frames(r, uw, img, ur.hs_pc, ur.hs_is_leaf, sp, v.stack, STG_SCAN_TOP, out,
-                           max, res);
+            haskell_frames(r, uw, img, ur.hs_pc, ur.hs_is_leaf, ur.hs_is_leaf ? &tc->regs : NULL,
+                           sp, v.stack, STG_SCAN_TOP, out, max, res);
         outer_calls(r, uw, tc, img, &v, from, ur.hs_rsp, out, max, res);
         return;
     }

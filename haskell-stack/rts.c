@@ -106,6 +106,8 @@ enum wanted_sym {
     S_resumeThread,
     S_all_tasks,
     S_rts_shutdown,
+    S_AP_STACK,
+    S_AP_STACK_NOUPD,
     S__COUNT
 };
 
@@ -115,6 +117,7 @@ static const char *const wanted_names[S__COUNT] = {
     "stg_stack_underflow_frame_info", "stg_stop_thread_info", "CCS_MAIN",
     "printStackChunk", "generations", "oldest_gen", "stg_END_TSO_QUEUE_closure",
     "StgReturn", "StgRun", "resumeThread", "all_tasks", "rts_shutdown",
+    "stg_AP_STACK_info", "stg_AP_STACK_NOUPD_info",
 };
 
 /* C functions whose presence on a C stack means the thread is collecting
@@ -607,6 +610,13 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
         r->generations = sc.found[S_generations].st_value + bias;
         r->oldest_gen = sc.found[S_oldest_gen].st_value + bias;
         r->end_tso_queue = sc.found[S_end_tso_queue].st_value + bias;
+    }
+    for (int k = 0; k < 2; k++) {
+        const GElf_Sym *ap = &sc.found[k ? S_AP_STACK_NOUPD : S_AP_STACK];
+        if (sc.have[k ? S_AP_STACK_NOUPD : S_AP_STACK] && ap->st_size > 0 && ap->st_size < 4096) {
+            r->ap_stack[k].lo = ap->st_value + bias;
+            r->ap_stack[k].hi = ap->st_value + bias + ap->st_size;
+        }
     }
     if (sc.have[S_all_tasks])
         r->all_tasks = sc.found[S_all_tasks].st_value + bias;

@@ -74,6 +74,10 @@ struct rts {
     uint64_t my_task;        /* non-threaded: its address */
     uint64_t stg_TSO_info, stg_STACK_info, stg_underflow_info, stg_stop_info;
     uint64_t stg_stop_end; /* the end of stg_stop_thread_info's code (0: not known) */
+    /* The entry code of stg_AP_STACK_info [0] and stg_AP_STACK_NOUPD_info
+     * [1], which copies a suspended computation's frames back onto the
+     * stack (stg_walk__restored_sp); 0, 0: not known. */
+    struct { uint64_t lo, hi; } ap_stack[2];
     uint64_t stg_return; /* StgReturn, for the C unwind (0: no symbol) */
     uint64_t stg_run;    /* StgRun, likewise */
     uint32_t c_reserved; /* the C stack StgRun leaves to Haskell code below its

@@ -305,6 +305,57 @@ bool stg_walk__plausible_sp(const struct stg_walk *w, uint64_t sp, uint64_t stac
     return false;
 }
 
+uint64_t stg_walk__restored_sp(const struct stg_walk *w, uint64_t sp, uint64_t stack,
+                               const uint64_t *regs, int nregs, bool update_frame)
+{
+    const struct rts_layout *L = w->rts->L;
+    struct chunk c;
+    uint64_t found = 0;
+    if (!chunk_of(w, stack, &c, NULL) || sp < c.start || sp >= c.end || sp & 7)
+        return 0;
+    chunk_map(w, &c, sp);
+    for (int k = 0; k < nregs; k++) {
+        uint64_t x = sp + 8 * regs[k], info, updatee;
+        uint32_t t;
+        if (!regs[k] || regs[k] >= (c.end - sp) / 8 || x == found)
+            continue;
+        if (update_frame) {
+            /* The update frame it pushed, for the closure it entered. */
+            if (word(w, &c, x, &info) < 0 || !plausible_info(w, info) ||
+                !stg_walk__frame_size(w, info, x, &t) ||
+                t != (uint32_t)L->closure_type.UPDATE_FRAME || !(updatee = updatee_of(w, &c, x)))
+                continue;
+            for (int j = 0; j < nregs; j++)
+                if (regs[j] == updatee)
+                    return x;
+            continue;
+        }
+        /* No frame of its own: the frames from there must be whole, and
+         * be the only such end a register gives. What the copy is writing
+         * over may be frames popped before, whole too: the loop's index is
+         * no end (the words it has copied, the distance its source pointer
+         * has come from the closure's payload, a few words into it, both
+         * in registers). Nothing is read from the live process for this. */
+        bool index = false;
+        for (int j = 0; j < nregs && !index; j++)
+            for (int l = 0; l < nregs && !index; l++)
+                index = regs[j] - regs[l] - 8 * regs[k] - 1 < 64;
+        if (index)
+            continue;
+        struct stg_walk trial = *w;
+        struct raw_frame scratch[64];
+        struct stg_result res;
+        trial.live_pid = 0;
+        stg_walk__run(&trial, x, stack, STG_EXACT, scratch, 64, &res);
+        if (res.err != WE_NONE)
+            continue;
+        if (found)
+            return 0;
+        found = x;
+    }
+    return found;
+}
+
 static bool same_frame(const struct raw_frame *a, const struct raw_frame *b)
 {
     return a->addr == b->addr && a->kind == b->kind;

@@ -92,6 +92,25 @@ enum stg_start { STG_EXACT, STG_SCAN_TOP };
 void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum stg_start start,
                    struct raw_frame *out, int max, struct stg_result *res);
 
+/* A thread in the entry code of an AP_STACK, a computation an asynchronous
+ * exception suspended (raiseAsync) now resumed, has lowered Sp by the
+ * size of the frames it froze and copies them back one word at a time,
+ * from Sp up: until the copy is done, the words above those copied are
+ * what was there before (frames popped long ago, or nothing), and a walk
+ * from Sp runs into them. The stack is whole from the copy's end: Sp plus
+ * the copy's size, which the copying loop keeps in a register, as it
+ * keeps the closure. With update_frame (stg_AP_STACK_info), the end is an
+ * update frame for a closure a register holds, pushed before the copy;
+ * without (stg_AP_STACK_NOUPD_info), the one end a register gives from
+ * which the frames are whole to the stop frame, other than the loop's
+ * index (a register that many words short of the distance between two
+ * others, the source pointer and the closure). Returns that Sp, or 0 if
+ * no register gives one (Sp not lowered yet: the stack is whole from Sp)
+ * or, without an update frame, more than one does. (Just after the copy
+ * it is still where the frames put back end: they are then left out.) */
+uint64_t stg_walk__restored_sp(const struct stg_walk *w, uint64_t sp, uint64_t stack,
+                               const uint64_t *regs, int nregs, bool update_frame);
+
 /* Could sp be the stack pointer of the chunk `stack`: inside it, and the
  * start of a chain of valid frames? (To pick Sp among candidates.) */
 bool stg_walk__plausible_sp(const struct stg_walk *w, uint64_t sp, uint64_t stack);

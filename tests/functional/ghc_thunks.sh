@@ -34,7 +34,61 @@ thunks() { # SUITE CASE-PREFIX
         lacks_line "$T/lazy.folded" '\(ghc_ticker\);'
 }
 
+# A thread copying the frames of a suspended computation back onto its
+# stack (resumed.hs), parked by gdb halfway through the copy of an AP_STACK
+# (then of an AP_STACK_NOUPD): the words above those copied are what was
+# on the stack before, but its samples are whole, from the code that
+# demanded the thunk, through the thunk's update frame (for the NOUPD, and
+# the frames the AP_STACK put back), to the copying code, with nothing of
+# the half-copied frames between.
+resumed() { # SUITE CASE-PREFIX RTS(threaded|single)
+    local suite=$1 c=$2-$3 prog flags=(-O1 -fno-omit-yields -rtsopts) kind sym tail pid tid
+    [ "$3" = threaded ] && flags+=(-threaded)
+    command -v gdb >/dev/null || { skip "$c-resumed" "gdb is not installed"; return; }
+    prog=$(hs_build "$suite" "resumed-$3" resumed.hs -- "${flags[@]}") ||
+        { fail "$c-resumed-build" "ghc could not build resumed.hs"; return; }
+    for kind in ap-stack noupd; do
+        sym=stg_AP_STACK_info tail='\[thunk\];stg_AP_STACK_info'
+        [ $kind = noupd ] && sym=stg_AP_STACK_NOUPD_info tail='\[thunk\];([^;[][^;]*;)+stg_AP_STACK_NOUPD_info'
+        hs_start "$suite" "$T/resumed.out" "$T/resumed.err" "$prog" 20000 2000 60 &&
+            wait_for_line "$T/resumed.out" '^ready$' ||
+            { fail "$c-resumed-$kind" "resumed did not start"; return; }
+        pid=$HS_PID
+        # The copying loop's store, mov %REG,0x0(%rbp,%INDEX,8), and its
+        # bound, cmp %BOUND,%INDEX: halfway through a copy of 1000 words
+        # or more.
+        gdb_park "$suite" "$pid" resumed "$T/resumed-gdb.out" "python
+import re
+start = int(gdb.parse_and_eval('(long)&$sym'))
+insns = gdb.selected_frame().architecture().disassemble(start, count=80)
+k = [n for n, i in enumerate(insns) if re.search(r'mov\s+%\w+,0x0\(%rbp,%\w+,8\)', i['asm'])][0]
+index = re.search(r'0x0\(%rbp,%(\w+),8\)', insns[k]['asm']).group(1)
+bound = [re.search(r'cmp\s+%(\w+),%' + index, i['asm']) for i in insns[k:k + 6]]
+bound = [b.group(1) for b in bound if b][0]
+gdb.execute('break *%d if \$%s >= 1000 && \$%s == \$%s / 2' % (insns[k]['addr'], bound, index, bound))
+end
+continue"
+        tid=$PARKED_TID
+        if [ -z "$tid" ] || ! grep -q "^parked" "$T/resumed-gdb.out"; then
+            fail "$c-resumed-$kind" "gdb did not park a thread in $sym's copy: $(grep -E '^(parked|\*)|rror|Breakpoint' "$T/resumed-gdb.out" | head -n 4 | tr '\n' '|')"
+            kill -9 "$pid"; wait "$pid" 2>/dev/null; continue
+        fi
+        "$HSSPY" record -q -F 499 -d 0.5 --threads -p "$pid" >"$T/resumed.folded" 2>"$T/resumed-rec.err"
+        check_status "$c-resumed-$kind-record" $? "$T/resumed-rec.err"
+        local all whole
+        all=$(count_matching "$T/resumed.folded" "^tid $tid ")
+        whole=$(count_matching "$T/resumed.folded" "^tid $tid \([^)]*\);\[haskell\];(\[catch\];|Main\.[^;]*;|[^;[]*;)*Main\.[^;]*;$tail [0-9]+\$")
+        check "$c-resumed-$kind" "of $all samples of the parked thread, $whole whole from the code that demanded the thunk to $sym: $(grep "^tid $tid " "$T/resumed.folded" | head -n 2 | cut -c1-400 | tr '\n' '|')" \
+            test "$all" -ge 50 -a "$whole" -eq "$all"
+        check "$c-resumed-$kind-no-error" "the parked thread has [invalid] or [truncated] samples" \
+            lacks_line "$T/resumed.folded" "^tid $tid .*\[(invalid|truncated)\]"
+        kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+    done
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     thunks "$suite" "ghc-$(ghc_version "$suite")"
+    resumed "$suite" "ghc-$(ghc_version "$suite")" threaded
+    resumed "$suite" "ghc-$(ghc_version "$suite")" single
 done
