@@ -109,6 +109,24 @@ across_chunks() { # SUITE PROG CASE-PREFIX
     kill "$HS_PID" 2>/dev/null
 }
 
+# every_sample SUITE CASE REGEX WHAT PROG ARGS...: start PROG (which says
+# "ready" as it blocks), record it 0.3 s, and check that every one of its
+# main thread's samples (20 at least) is "tid PID (comm);" then REGEX.
+every_sample() {
+    local suite=$1 c=$2 re=$3 what=$4 all n
+    shift 4
+    if hs_start "$suite" "$T/every.out" /dev/null "$@" && wait_for_line "$T/every.out" '^ready$'; then
+        "$HSSPY" record -q -F 199 -d 0.3 --threads -o "$T/every.folded" -p "$HS_PID" 2>"$T/every.err"
+        all=$(count_matching "$T/every.folded" "^tid $HS_PID ")
+        n=$(count_matching "$T/every.folded" "^tid $HS_PID \\([^)]*\\);$re")
+        check "$c" "of $all samples, $n $what: $(grep "^tid $HS_PID " "$T/every.folded" | head -c 300 | tr '\n' '|') $(head -n 2 "$T/every.err")" \
+            test "$all" -ge 20 -a "$n" -eq "$all"
+    else
+        fail "$c" "${1##*/} did not reach its blocking call"
+    fi
+    kill "$HS_PID" 2>/dev/null
+}
+
 # A first chunk bigger than what hsspy copies of a stack (+RTS -ki1m, as
 # -kc1m makes every chunk): the same frames, read from Sp on (in an unsafe
 # call, where Sp is known only after the copy, from the chunk's oldest
@@ -133,18 +151,9 @@ big_chunk() { # SUITE PROG CASE-PREFIX
             fail "$c-big-chunk-$mode" "deep did not reach its blocking call"
         fi
         kill "$HS_PID" 2>/dev/null
-        if hs_start "$suite" "$T/out4" /dev/null "$prog" 20000 60 $extra +RTS -ki4m -RTS &&
-            wait_for_line "$T/out4" '^ready$'; then
-            "$HSSPY" record -q -F 199 -d 0.3 --threads -o "$T/deeper.folded" -p "$HS_PID" 2>"$T/deeper.err"
-            local all cut
-            all=$(count_matching "$T/deeper.folded" "^tid $HS_PID ")
-            cut=$(count_matching "$T/deeper.folded" "^tid $HS_PID \([^)]*\);\[$mode-ffi\];\[truncated\];(Main\.[^;]*;|\[thunk\];)+(\[catch\];)?(Main\.[^;]*;|\[thunk\];)*deep_block;")
-            check "$c-deeper-than-copy-$mode" "of $all samples, $cut [$mode-ffi];[truncated] over Main frames and deep_block: $(grep "^tid $HS_PID " "$T/deeper.folded" | head -c 300 | tr '\n' '|') $(head -n 2 "$T/deeper.err")" \
-                test "$all" -ge 20 -a "$cut" -eq "$all"
-        else
-            fail "$c-deeper-than-copy-$mode" "deep did not reach its blocking call"
-        fi
-        kill "$HS_PID" 2>/dev/null
+        every_sample "$suite" "$c-deeper-than-copy-$mode" \
+            "\\[$mode-ffi\\];\\[truncated\\];(Main\\.[^;]*;|\\[thunk\\];)+(\\[catch\\];)?(Main\\.[^;]*;|\\[thunk\\];)*deep_block;" \
+            "[$mode-ffi];[truncated] over Main frames and deep_block" "$prog" 20000 60 $extra +RTS -ki4m -RTS
     done
 }
 
@@ -153,24 +162,15 @@ big_chunk() { # SUITE PROG CASE-PREFIX
 # Sp the unwind restores. A stack of 1000 levels is whole; one of 20000
 # (some 480 KB) ends in [truncated] where the copy ended, never [invalid].
 low_rbp() { # SUITE CASE-PREFIX
-    local suite=$1 c=$2 prog depth all whole want
+    local suite=$1 c=$2 prog
     prog=$(hs_build "$suite" sink sink.hs deep_c.c sink_c.c -- -O1 -threaded -rtsopts) ||
         { fail "$c-low-rbp-build" "ghc could not build sink.hs"; return; }
-    for depth in 1000 20000; do
-        want='\[catch\];Main\.[^;]*;Main\.[^;]*sink'
-        [ $depth = 20000 ] && want='\[truncated\];Main\.[^;]*sink'
-        if hs_start "$suite" "$T/sink.out" /dev/null "$prog" $depth 60 low-rbp +RTS -ki4m -RTS &&
-            wait_for_line "$T/sink.out" '^ready$'; then
-            "$HSSPY" record -q -F 199 -d 0.3 --threads -o "$T/sink.folded" -p "$HS_PID" 2>"$T/sink.err"
-            all=$(count_matching "$T/sink.folded" "^tid $HS_PID ")
-            whole=$(count_matching "$T/sink.folded" "^tid $HS_PID \([^)]*\);\[unsafe-ffi\];$want;sink_block_low_rbp;deep_block;")
-            check "$c-low-rbp-$depth" "of $all samples, $whole [unsafe-ffi];$want;sink_block_low_rbp: $(grep "^tid $HS_PID " "$T/sink.folded" | head -c 300 | tr '\n' '|') $(head -n 2 "$T/sink.err")" \
-                test "$all" -ge 20 -a "$whole" -eq "$all"
-        else
-            fail "$c-low-rbp-$depth" "sink did not reach its blocking call"
-        fi
-        kill "$HS_PID" 2>/dev/null
-    done
+    every_sample "$suite" "$c-low-rbp-1000" \
+        '\[unsafe-ffi\];\[catch\];Main\.[^;]*;Main\.[^;]*sink;sink_block_low_rbp;deep_block;' \
+        "[unsafe-ffi] whole from main to sink_block_low_rbp" "$prog" 1000 60 low-rbp +RTS -ki4m -RTS
+    every_sample "$suite" "$c-low-rbp-20000" \
+        '\[unsafe-ffi\];\[truncated\];Main\.[^;]*sink;sink_block_low_rbp;deep_block;' \
+        "[unsafe-ffi];[truncated] over sink and sink_block_low_rbp" "$prog" 20000 60 low-rbp +RTS -ki4m -RTS
 }
 
 ghc_targets
