@@ -93,18 +93,26 @@ compare() {
 # several chunks joined by underflow frames: the walk must follow them and
 # find exactly the same frames.
 across_chunks() { # SUITE PROG CASE-PREFIX
-    local suite=$1 prog=$2 c=$3
-    if hs_start "$suite" "$T/out2" /dev/null "$prog" 23 60 && wait_for_line "$T/out2" '^ready$'; then
+    same_frames "$1" "$3-across-chunks" "$T/one-chunk.frames" "across chunks" "$2" 23 60
+}
+
+# same_frames SUITE CASE REFERENCE WHERE PROG ARGS...: start deep.hs, and
+# check that hsspy's dump of its main thread's STG frames equals the
+# frames in the file REFERENCE (found in one 256 KB chunk).
+same_frames() {
+    local suite=$1 c=$2 ref=$3 where=$4
+    shift 4
+    if hs_start "$suite" "$T/same.out" /dev/null "$@" && wait_for_line "$T/same.out" '^ready$'; then
         "$HSSPY" dump -q -p "$HS_PID" | sed -n '/^thread '"$HS_PID"' /,/^$/p' |
             awk '$3 == "stg" { print "stg", $2 } $3 == "update" { print "update" } $3 == "catch" { print "catch", $2 }' \
-                >"$T/chunks.frames"
-        if diff -q "$T/one-chunk.frames" "$T/chunks.frames" >/dev/null; then
-            pass "$c-across-chunks"
+                >"$T/same.frames"
+        if diff -q "$ref" "$T/same.frames" >/dev/null; then
+            pass "$c"
         else
-            fail "$c-across-chunks" "$(wc -l <"$T/chunks.frames") frames across chunks, $(wc -l <"$T/one-chunk.frames") in one chunk"
+            fail "$c" "$(wc -l <"$T/same.frames") frames $where, $(wc -l <"$ref") in one chunk: $(head -n 3 "$T/same.frames" | tr '\n' '|')"
         fi
     else
-        fail "$c-across-chunks" "deep did not reach its blocking call"
+        fail "$c" "deep did not reach its blocking call"
     fi
     kill "$HS_PID" 2>/dev/null
 }
@@ -137,20 +145,8 @@ big_chunk() { # SUITE PROG CASE-PREFIX
     for mode in safe unsafe; do
         extra=""
         [ "$mode" = unsafe ] && extra=unsafe
-        if hs_start "$suite" "$T/out3" /dev/null "$prog" 23 60 $extra +RTS -ki1m -RTS &&
-            wait_for_line "$T/out3" '^ready$'; then
-            "$HSSPY" dump -q -p "$HS_PID" | sed -n '/^thread '"$HS_PID"' /,/^$/p' |
-                awk '$3 == "stg" { print "stg", $2 } $3 == "update" { print "update" } $3 == "catch" { print "catch", $2 }' \
-                    >"$T/big.frames"
-            if diff -q "$T/$mode.frames" "$T/big.frames" >/dev/null; then
-                pass "$c-big-chunk-$mode"
-            else
-                fail "$c-big-chunk-$mode" "$(wc -l <"$T/big.frames") frames in a 1 MB chunk, $(wc -l <"$T/$mode.frames") in a 256 KB one: $(head -n 3 "$T/big.frames" | tr '\n' '|')"
-            fi
-        else
-            fail "$c-big-chunk-$mode" "deep did not reach its blocking call"
-        fi
-        kill "$HS_PID" 2>/dev/null
+        same_frames "$suite" "$c-big-chunk-$mode" "$T/$mode.frames" "in a 1 MB chunk" \
+            "$prog" 23 60 $extra +RTS -ki1m -RTS
         every_sample "$suite" "$c-deeper-than-copy-$mode" \
             "\\[$mode-ffi\\];\\[truncated\\];(Main\\.[^;]*;|\\[thunk\\];)+(\\[catch\\];)?(Main\\.[^;]*;|\\[thunk\\];)*deep_block;" \
             "[$mode-ffi];[truncated] over Main frames and deep_block" "$prog" 20000 60 $extra +RTS -ki4m -RTS
