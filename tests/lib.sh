@@ -281,6 +281,26 @@ gdb_park() {
     fi
 }
 
+# record_parked CASE WHAT GDB-OUT PID TID PATTERN FOLDED [ARGS...]: if gdb
+# parked thread TID (gdb_park's output GDB-OUT matches PATTERN), record the
+# program PID for 0.5 s at 499 Hz with --threads and ARGS into FOLDED
+# (CASE-record: hsspy's status) and return 0; if not, fail CASE saying
+# that gdb did not park WHAT, kill the program and return 1.
+record_parked() {
+    local c=$1 what=$2 out=$3 pid=$4 tid=$5 pat=$6 folded=$7
+    shift 7
+    if [ -z "$tid" ] || ! grep -q -- "$pat" "$out"; then
+        fail "$c" "gdb did not park $what: $(grep -E '^(parked|\*)|rror|Breakpoint' "$out" | head -n 4 | tr '\n' '|')"
+        kill -9 "$pid"
+        wait "$pid" 2>/dev/null
+        return 1
+    fi
+    sleep 0.2
+    "$HSSPY" record -q -F 499 -d 0.5 --threads "$@" -p "$pid" >"$folded" 2>"$folded.err"
+    check_status "$c-record" $? "$folded.err"
+    return 0 # (parked: the caller checks the samples and kills the program)
+}
+
 # hs_record SUITE OUT ERR HSSPY-RECORD-ARGS... -- PROG ARGS...: profile PROG
 # from its start to its end. On the host hsspy launches it (`record --`);
 # in a chroot, hsspy attaches by PID as soon as it runs. Returns hsspy's

@@ -132,13 +132,8 @@ for t in gdb.selected_inferior().threads():
 end
 signal SIGUSR1'
     tid=$(sed -n -E 's/^\* *[0-9]+ +(Thread 0x[0-9a-f]+ \(LWP ([0-9]+)\)|LWP ([0-9]+)) "c_spinner" .* in generic_handler .*/\2\3/p' "$T/usr1-gdb.out" | head -n1)
-    if ! grep -q '^parked' "$T/usr1-gdb.out" || [ -z "$tid" ]; then
-        fail "$c" "gdb did not park c_spinner in generic_handler: $(grep -E '^(parked|\*)|rror' "$T/usr1-gdb.out" | head -n 4 | tr '\n' '|')"
-        kill -9 "$pid"; wait "$pid" 2>/dev/null; return
-    fi
-    sleep 0.2
-    "$HSSPY" record -q -F 499 -d 0.5 --threads --idle -p "$pid" >"$T/usr1.folded" 2>"$T/usr1-rec.err"
-    check_status "$c-record" $? "$T/usr1-rec.err"
+    record_parked "$c" "c_spinner in generic_handler" "$T/usr1-gdb.out" "$pid" "$tid" '^parked' \
+        "$T/usr1.folded" --idle || return
     local all rts
     all=$(count_matching "$T/usr1.folded" "^tid $tid \(c_spinner\);")
     rts=$(count_matching "$T/usr1.folded" "^tid $tid \(c_spinner\);\[rts\];.*;spinner;foreign_crunch;__restore_rt;generic_handler [0-9]+$")
@@ -178,13 +173,8 @@ delete
 break generic_handler
 signal SIGUSR1'
     tid=$PARKED_TID
-    if [ -z "$tid" ] || ! grep -q 'in generic_handler' "$T/stgret-gdb.out"; then
-        fail "$c" "gdb did not park a thread in generic_handler over StgReturn: $(grep -E '^(parked|\*)|rror|Breakpoint' "$T/stgret-gdb.out" | head -n 4 | tr '\n' '|')"
-        kill -9 "$pid"; wait "$pid" 2>/dev/null; return
-    fi
-    sleep 0.2
-    "$HSSPY" record -q -F 499 -d 0.5 --threads --idle -p "$pid" >"$T/stgret.folded" 2>"$T/stgret-rec.err"
-    check_status "$c-record" $? "$T/stgret-rec.err"
+    record_parked "$c" "a thread in generic_handler over StgReturn" "$T/stgret-gdb.out" "$pid" "$tid" \
+        'in generic_handler' "$T/stgret.folded" --idle || return
     local all whole
     all=$(count_matching "$T/stgret.folded" "^tid $tid ")
     whole=$(count_matching "$T/stgret.folded" "^tid $tid \([^)]*\);\[rts\];(_start|__GI___clone3);.*;(schedule|scheduleWaitThread);StgReturn;__restore_rt;generic_handler [0-9]+$")

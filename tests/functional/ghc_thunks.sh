@@ -69,12 +69,8 @@ gdb.execute('break *%d if \$%s >= 1000 && \$%s == \$%s / 2' % (insns[k]['addr'],
 end
 continue"
         tid=$PARKED_TID
-        if [ -z "$tid" ] || ! grep -q "^parked" "$T/resumed-gdb.out"; then
-            fail "$c-resumed-$kind" "gdb did not park a thread in $sym's copy: $(grep -E '^(parked|\*)|rror|Breakpoint' "$T/resumed-gdb.out" | head -n 4 | tr '\n' '|')"
-            kill -9 "$pid"; wait "$pid" 2>/dev/null; continue
-        fi
-        "$HSSPY" record -q -F 499 -d 0.5 --threads -p "$pid" >"$T/resumed.folded" 2>"$T/resumed-rec.err"
-        check_status "$c-resumed-$kind-record" $? "$T/resumed-rec.err"
+        record_parked "$c-resumed-$kind" "a thread in $sym's copy" "$T/resumed-gdb.out" "$pid" "$tid" \
+            '^parked' "$T/resumed.folded" || continue
         local all whole
         all=$(count_matching "$T/resumed.folded" "^tid $tid ")
         whole=$(count_matching "$T/resumed.folded" "^tid $tid \([^)]*\);\[haskell\];(\[catch\];|Main\.[^;]*;|[^;[]*;)*Main\.[^;]*;$tail [0-9]+\$")
