@@ -116,10 +116,19 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
     }
     /* Outside the captured stack and the files: older frames beyond the
      * snapshot, or data no file holds (.bss, the heap). Read it live; outer
-     * frames rarely change. */
+     * frames rarely change. A word of the stack is counted in how far the
+     * unwind read it (stack_hi), for the next copy's sake. (A word below the
+     * stack pointer is no outer frame: libunwind's guess through an rbp
+     * that is not a frame pointer, as in the parent's side of clone3, where
+     * it is the new thread's descriptor. Not counted as the copy falling
+     * short.) */
     if (remote__read(u->pid, addr, val, sizeof *val) == 0) {
         u->st.live_reads++;
-        u->live_now++;
+        if (u->regs && addr >= u->regs->rsp) {
+            u->live_now++;
+            if (addr + 8 > u->stack_hi)
+                u->stack_hi = addr + 8;
+        }
         return 0;
     }
     u->st.failed_reads++;

@@ -58,7 +58,7 @@ struct unwinder {
     bool partial; /* regs hold rip, rsp and fs_base only (see unwind__stack) */
     bool stepping, missing; /* inside unw_step; it asked for a missing one */
     const struct memimg *img;
-    uint64_t stack_hi;     /* highest captured stack byte read so far (+1) */
+    uint64_t stack_hi;     /* highest stack byte read so far (+1) */
     unsigned long live_now; /* live reads during the current unwind */
     struct unwind_stats st;
     uint64_t cfi_cache_pc[1024];
@@ -84,7 +84,8 @@ struct unwind_result {
     bool bottom;         /* it ended at the stack's outermost frame (_start,
                           * clone3): its unwind information, or a caller of 0,
                           * said there is none above it */
-    uint64_t stack_used; /* bytes above rsp the unwind needed from the capture */
+    uint64_t stack_used; /* bytes above rsp the unwind read (from the capture,
+                          * or beyond it, live_reads, from the program) */
     unsigned long live_reads; /* words it had to read from the live process */
     bool missing_regs;   /* partial registers: a step needed one of the others */
 };
