@@ -96,10 +96,33 @@ static bool add_range(struct capture *c, uint64_t a, size_t len, struct remote_r
     return true;
 }
 
-/* How much C stack to read for th. */
-static size_t stack_want(const struct capture *c, const struct tthread *th)
+/* Bytes above the end of the C stack an unwind of th read to copy too: the
+ * words about its outermost frame, or a C call's return into Haskell code
+ * (whose rsp may be a few words off StgRun's, to align it for the call). */
+#define STACK_END_SLACK 256
+
+/* How much C stack to read for th from rsp up: th->stack_want, and at least
+ * to the end its unwinds read from about there, when rsp is within the most
+ * bytes a capture copies below it (on the same stack: not a signal's
+ * alternate one). So a call deeper than the samples before it (a printf's
+ * 8 KB buffer, a library's temporaries) is copied whole the first time it
+ * is sampled, not read from the program after it ran on, as a want grown
+ * from this sample's unwind would have it. Below where unwinds reached
+ * Haskell code (th->hs_end), a C call from it: up to there. At that rsp,
+ * Haskell code: what th->stack_want says (not StgRun's 16 KB of spare C
+ * stack above it, nor the scheduler's frames). Above it, or in a thread
+ * never seen in Haskell code: to the end of the stack its unwinds read
+ * (th->stack_top), or before any did, to the end of its mapping. */
+static size_t stack_want(const struct capture *c, const struct tthread *th, uint64_t rsp)
 {
     size_t want = th->stack_want ? th->stack_want : c->stack_bytes;
+    uint64_t end = th->stack_top ? th->stack_top + STACK_END_SLACK : th->stack_end;
+    if (th->hs_end && rsp < th->hs_end)
+        end = th->hs_end + STACK_END_SLACK;
+    else if (th->hs_end && rsp - th->hs_end <= STACK_END_SLACK)
+        end = 0;
+    if (end > rsp && end - rsp <= c->stack_bytes && end - rsp > want)
+        want = (size_t)(end - rsp);
     return want > c->stack_bytes ? c->stack_bytes : want;
 }
 
@@ -143,7 +166,7 @@ static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
 {
     struct remote_req req[2 + TT_READ_AHEAD + CAPTURE_GUESSES];
     size_t reg[2 + TT_READ_AHEAD + CAPTURE_GUESSES], n = 0;
-    size_t want = stack_want(c, th);
+    size_t want = stack_want(c, th, tc->regs.rsp);
     if (!have_stack) {
         uint8_t *buf = memimg__add(&c->img, tc->regs.rsp, want);
         if (!buf)
@@ -172,7 +195,8 @@ static void read_stack(struct capture *c, pid_t pid, const struct tthread *th,
         return;
     /* A stack shorter than `want` ends at the top of its mapping. */
     tc->stack_len = req[0].got;
-    c->short_stacks += req[0].got < want;
+    tc->stack_short = req[0].got < want;
+    c->short_stacks += tc->stack_short;
 }
 
 /* Is rsp within capture__prefetch's reach of a range it reads at near? */
@@ -201,11 +225,14 @@ void capture__prefetch(struct capture *c, pid_t pid, const struct tthread *th)
     if (near_rsp(other, last))
         other = 0;
     uint64_t near[CAPTURE_PRE_AT] = {other < last ? other : last, other < last ? last : other};
-    size_t len = CAPTURE_PRE_BELOW + CAPTURE_PRE_ABOVE + stack_want(c, th);
     for (size_t k = 0; k < CAPTURE_PRE_AT && room; k++) {
         if (near[k] < CAPTURE_PRE_BELOW)
             continue;
         uint64_t a = near[k] - CAPTURE_PRE_BELOW;
+        /* (as deep as a read at near[k] would be, and so at any rsp below
+         * it: below where unwinds reached Haskell code, what is copied ends
+         * there whatever the rsp) */
+        size_t len = CAPTURE_PRE_BELOW + CAPTURE_PRE_ABOVE + stack_want(c, th, near[k]);
         uint8_t *buf = memimg__add(&c->img, a, len);
         if (!buf)
             break;
@@ -236,7 +263,7 @@ static bool use_prefetch(struct capture *c, const struct tthread *th, struct thr
     }
     p->tid = 0;
     uint64_t rsp = tc->regs.rsp;
-    size_t want = stack_want(c, th);
+    size_t want = stack_want(c, th, rsp);
     size_t use = CAPTURE_PRE_AT, have = 0;
     for (size_t k = 0; k < p->n && !tc->err && use == CAPTURE_PRE_AT; k++) {
         /* (A read that came back short ends at the top of the stack's
@@ -255,7 +282,8 @@ static bool use_prefetch(struct capture *c, const struct tthread *th, struct thr
         return false;
     }
     tc->stack_len = have < want ? have : want;
-    c->short_stacks += have < want;
+    tc->stack_short = have < want;
+    c->short_stacks += tc->stack_short;
     c->pre_used++;
     return true;
 }

@@ -19,6 +19,8 @@ struct thread_capture {
     int err;     /* 0, or -errno if its registers could not be read */
     struct user_regs_struct regs;
     uint64_t stack_len; /* bytes of C stack captured at regs.rsp */
+    bool stack_short;   /* ... fewer than asked: they end at the top of the
+                         * stack's mapping */
     uint64_t t_interrupt_ns;
     bool soft;            /* not stopped: see capture__soft */
     uint64_t where;       /* ... blocked there (tthread.soft_where) */

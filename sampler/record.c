@@ -222,24 +222,36 @@ static void keep_idle(struct kept *k, uint64_t where, struct last_sample ls)
 
 static bool idle_state(char state) { return state == 'S' || state == 'D'; }
 
-/* How much C stack to copy next time: what this unwind used, with room to
- * spare; twice as much as we had if the unwind had to read beyond it. It
- * shrinks by a sixteenth a sample at most (before: the last want), as a
- * thread's C stack often deepens again: GMP's C, say, takes temporaries of
- * tens of KB on the stack in some calls and not others, and a want that
- * followed each sample left some in a hundred reading their outer frames
- * from the program after it had run on. */
-static uint32_t next_stack_want(const struct unwind_result *ur, uint64_t had, uint32_t before,
-                                size_t max)
+/* How much C stack to copy next time, of a stack pointer no unwind has
+ * read the stack above (see the capture's stack_want, which copies to
+ * where unwinds ended, next_stack_top and tthread.hs_end): a few KB; twice
+ * as much as we had, or what this unwind read with room to spare, if it
+ * had to read beyond the copy. */
+static uint32_t next_stack_want(const struct unwind_result *ur, uint64_t had, size_t max)
 {
-    uint64_t want = ur->live_reads ? had * 2 : ur->stack_used + ur->stack_used / 2 + 1024;
-    if (want < before - before / 16)
-        want = before - before / 16;
-    if (want < 4096)
-        want = 4096;
+    uint64_t want = 4096;
+    if (ur->live_reads) {
+        want = ur->stack_used + ur->stack_used / 2 + 1024;
+        if (want < had * 2)
+            want = had * 2;
+    }
     if (want > max)
         want = max;
     return (uint32_t)((want + 511) & ~(uint64_t)511);
+}
+
+/* Where a thread's C stack ends, by this unwind (rsp: the capture's), as far
+ * as any unwind of it on the same stack read (before): one that read less
+ * (a sample in Haskell code reads none of it, an error ends one early)
+ * leaves the end found before. A stack far from that one (more than max
+ * bytes apart: a signal's alternate stack) has its own end. */
+static uint64_t next_stack_top(const struct unwind_result *ur, uint64_t rsp, uint64_t before,
+                               size_t max)
+{
+    uint64_t top = rsp + ur->stack_used;
+    if (!ur->stack_used || (before > top && before - top <= max))
+        return before;
+    return top;
 }
 
 /* Turn one thread's capture into a sample. Runs after the target resumed. */
@@ -314,8 +326,17 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
                     (struct raw_frame){ur.hs_pc, ur.hs_is_leaf ? FK_PC : FK_RET, 0};
         }
     }
-    if (walked && th)
-        th->stack_want = next_stack_want(&ur, tc->stack_len, th->stack_want, r->cap.stack_bytes);
+    if (walked && th) {
+        th->stack_want = next_stack_want(&ur, tc->stack_len, r->cap.stack_bytes);
+        if (ur.reached_haskell) {
+            uint64_t end = tc->regs.rsp + ur.stack_used;
+            th->hs_end = end > ur.hs_rsp ? end : ur.hs_rsp;
+        } else {
+            th->stack_top = next_stack_top(&ur, tc->regs.rsp, th->stack_top, r->cap.stack_bytes);
+        }
+    }
+    if (th && tc->stack_short)
+        th->stack_end = tc->regs.rsp + tc->stack_len;
     if (walked && ur.live_reads)
         r->p.beyond_copy += weight;
     if (walked && th && tc->soft && ur.missing_regs) {

@@ -113,6 +113,13 @@ struct tthread {
     uint64_t resumed_ns; /* when it was last resumed from a stop (CLOCK_MONOTONIC) */
     bool unchanged;   /* this tick: skipped because it has not run */
     uint32_t stack_want; /* C stack bytes to capture next time (0: default) */
+    /* Where the C stack its unwinds read ends (0: none has yet): of those
+     * that reached Haskell code, the last one's (hs_end, about the rsp
+     * StgRun keeps for Haskell code), of the others as far as any read
+     * (stack_top, where its outermost frame is, which stays put while rsp
+     * moves); and the end of the stack's mapping, where a copy of it came
+     * back short (stack_end; 0: none has). */
+    uint64_t hs_end, stack_top, stack_end;
     /* The ranges beyond its C stack that its last capture needed (its
      * runtime's structures, its Haskell stack chunk): read ahead next time
      * in the same system call as the stack (see capture__thread). */

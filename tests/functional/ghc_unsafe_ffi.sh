@@ -6,8 +6,9 @@
 # sample in it reaches the Haskell code doing the arithmetic and the bottom
 # of the main thread's stack, tagged [unsafe-ffi] (before, a third of them
 # stopped at the routine: [rts], or [safe-ffi] in the non-threaded runtime,
-# with no Haskell frame), with the threaded runtime and without. For every
-# GHC version this machine has.
+# with no Haskell frame), with the threaded runtime and without. A C call
+# much deeper than the samples before it is copied whole (deepffi.hs). For
+# every GHC version this machine has.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -55,8 +56,35 @@ integers() { # SUITE CASE-PREFIX RTS
         test "$((unsafe * 100))" -ge "$((all * 95))"
 }
 
+# An unsafe call whose C takes 12 KB of stack now and then, briefly, from
+# Haskell code that takes none (deepffi.hs): the C stack is copied down to
+# where unwinds reached Haskell code before, however deep the call, so no
+# sample's outer frames are read from the program after it ran on, and
+# each sample of the call is under the Haskell code that made it and the
+# main thread's root. (Before, the copy grew from what the last samples had
+# needed: some 25 samples in 2 s went deeper than the copy, and some were
+# under a Haskell frame of another moment, GHC.Num's or the clock's; a
+# printf from an unsafe call, the runtime's errorBelch, was [invalid].)
+deep_call() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2 prog all rooted
+    prog=$(hs_build "$suite" deepffi deepffi.hs deepffi_c.c -- -O1 -threaded -rtsopts) ||
+        { fail "$c-build" "ghc could not build deepffi.hs"; return; }
+    hs_record "$suite" /dev/null "$T/err" -q -F 999 -d 2 -f raw -o "$T/deep.raw" -- "$prog" 2.5
+    check_status "$c-deep-call-record" $? "$T/err"
+    "$HSSPY" report -f folded -o "$T/deep.folded" "$T/deep.raw" 2>"$T/err"
+    "$HSSPY" report -f report -o "$T/deep.report" "$T/deep.raw" 2>>"$T/err"
+    grep -E ';deep_frame(;|$| )' "$T/deep.folded" >"$T/deep" || true
+    all=$(total_count "$T/deep")
+    rooted=$(count_matching "$T/deep" '^\[unsafe-ffi\];\[catch\];Main\.main[0-9]*;(Main\.[^;]+;)+deep_frame(;[_a-z0-9]+)? [0-9]+$')
+    check "$c-deep-call-callers" "$rooted of $all samples in deep_frame under main and Main's code alone: $(grep -Ev '^\[unsafe-ffi\];\[catch\];Main\.main[0-9]*;(Main\.[^;]+;)+deep_frame' "$T/deep" | sort -t' ' -k2 -rn | head -n 4 | cut -c1-250 | tr '\n' '|')" \
+        test "$all" -ge 15 -a "$rooted" -eq "$all"
+    check "$c-deep-call-copy-enough" "$(grep -E 'samples:|beyond:|errors:' "$T/deep.report" | cut -c1-200 | tr '\n' '|')" \
+        eval '! grep -q "^ *beyond:" "$T/deep.report" && grep -Eq "^ *errors: *0(;|$)" "$T/deep.report"'
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
+    deep_call "$suite" "ghc-$(ghc_version "$suite")"
     unsafe_ffi "$suite" "ghc-$(ghc_version "$suite")"
     integers "$suite" "ghc-$(ghc_version "$suite")" threaded
     integers "$suite" "ghc-$(ghc_version "$suite")" single
