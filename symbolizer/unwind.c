@@ -94,9 +94,10 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
     (void)as;
     if (write)
         return -UNW_EINVAL;
+    uint64_t *hi = u->guessing ? &u->guess_hi : &u->stack_hi;
     if (u->img && memimg__read_u64(u->img, addr, (uint64_t *)val) == 0) {
-        if (u->regs && addr >= u->regs->rsp && addr + 8 > u->stack_hi)
-            u->stack_hi = addr + 8;
+        if (u->regs && addr >= u->regs->rsp && addr + 8 > *hi)
+            *hi = addr + 8;
         return 0;
     }
     if (modset__read(u->ms, addr, val, sizeof *val) == 0)
@@ -118,16 +119,17 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
      * snapshot, or data no file holds (.bss, the heap). Read it live; outer
      * frames rarely change. A word of the stack is counted in how far the
      * unwind read it (stack_hi), for the next copy's sake. (A word below the
-     * stack pointer is no outer frame: libunwind's guess through an rbp
-     * that is not a frame pointer, as in the parent's side of clone3, where
-     * it is the new thread's descriptor. Not counted as the copy falling
+     * stack pointer is no outer frame; nor is one libunwind's guess through
+     * an rbp that is not a frame pointer read, unless the guess is taken:
+     * in the parent's side of clone3, rbp is the new thread's descriptor,
+     * megabytes from the stack. Neither is counted as the copy falling
      * short.) */
     if (remote__read(u->pid, addr, val, sizeof *val) == 0) {
         u->st.live_reads++;
         if (u->regs && addr >= u->regs->rsp) {
-            u->live_now++;
-            if (addr + 8 > u->stack_hi)
-                u->stack_hi = addr + 8;
+            *(u->guessing ? &u->guess_live : &u->live_now) += 1;
+            if (addr + 8 > *hi)
+                *hi = addr + 8;
         }
         return 0;
     }
@@ -1084,8 +1086,12 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
         unw_word_t nip = 0;
         if (!found) {
             u->stepping = true;
+            u->guessing = no_cfi;
+            u->guess_hi = 0;
+            u->guess_live = 0;
             r = unw_step(&c);
             u->stepping = false;
+            u->guessing = false;
             unw_get_reg(&c, UNW_REG_IP, &nip);
             /* (libunwind guessed through rbp, which a leaf without CFI
              * leaves as its caller had it: no frame pointer in C.) */
@@ -1099,6 +1105,12 @@ void unwind__stack(struct unwinder *u, const struct user_regs_struct *regs, bool
         bool astray = no_cfi && !found &&
                       (r <= 0 || nip == ip || nip <= 8 || !modset__find(u->ms, nip - 1) ||
                        !after_call(u, nip));
+        if (no_cfi && !found && !astray) {
+            /* (libunwind's guess taken: what it read was the stack) */
+            u->live_now += u->guess_live;
+            if (u->guess_hi > u->stack_hi)
+                u->stack_hi = u->guess_hi;
+        }
         if (astray && n == 1 && clone_child(u, ip)) {
             res->bottom = true;
             break;

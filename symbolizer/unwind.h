@@ -60,6 +60,12 @@ struct unwinder {
     const struct memimg *img;
     uint64_t stack_hi;     /* highest stack byte read so far (+1) */
     unsigned long live_now; /* live reads during the current unwind */
+    /* Inside libunwind's guess at the caller of code without unwind
+     * information (through rbp): what it read of the stack is counted in
+     * the two above only if the guess is taken. */
+    bool guessing;
+    uint64_t guess_hi;
+    unsigned long guess_live;
     struct unwind_stats st;
     uint64_t cfi_cache_pc[1024];
     int8_t cfi_cache_val[1024];

@@ -109,6 +109,27 @@ seen=$(sed -n 's/.* thread samples from \([0-9]*\) threads/\1/p' "$T/churn.repor
 check "churn-threads-followed" "$seen threads sampled of $born born" test "${seen:-0}" -ge $((born / 4))
 lost=$(sed -n 's/.*; \([0-9]*\) threads exited before they could be stopped/\1/p' "$T/churn.report")
 check "churn-few-lost" "${lost:-0} threads lost of $born" test "${lost:-0}" -le $((born / 10))
+# A sample of a thread creating one, in clone3 (code without unwind
+# information there), is walked from the copy alone: libunwind's guess
+# through rbp, the new thread's descriptor, reads no frame, so it is not
+# counted as the stack going deeper than the copy (before, 1000 samples
+# in 10 s were, and copied twice as much next time).
+check "churn-copy-enough" "$(grep -E 'samples:|beyond:' "$T/churn.report" | cut -c1-160 | tr '\n' '|')" \
+    eval '! grep -q "^ *beyond:" "$T/churn.report"'
+
+# The same where the new thread's stack is one glibc keeps for reuse above
+# the creating thread's (spawner.c): the descriptor rbp points at is then
+# above the stack pointer, megabytes from the stack (before, some 200
+# samples in 2 s). The creator's samples in clone3 are under its loop.
+"$HSSPY" record -q -F 1000 -d 2 -f raw -o "$T/spawner.raw" -- "$W/spawner" 2.5 >"$T/spawner.out" 2>"$T/err"
+check_status "spawner-record" $? "$T/err"
+"$HSSPY" report -f report -o "$T/spawner.report" "$T/spawner.raw" 2>"$T/err"
+"$HSSPY" report -f folded -o "$T/spawner.folded" "$T/spawner.raw" 2>>"$T/err"
+check "spawner-copy-enough" "$(grep -E 'samples:|beyond:|errors:' "$T/spawner.report" | cut -c1-160 | tr '\n' '|')" \
+    eval '! grep -q "^ *beyond:" "$T/spawner.report" && grep -Eq "^ *errors: *0(;|$)" "$T/spawner.report"'
+creating=$(count_matching "$T/spawner.folded" '^__GI___clone3;start_thread;spawn_loop;pthread_create;create_thread;__GI___clone_internal;__GI___clone3 [0-9]+$')
+check "spawner-in-clone3" "$creating samples of the spawner in clone3 under spawn_loop: $(sort -t' ' -k2 -rn "$T/spawner.folded" | head -n 4 | tr '\n' '|')" \
+    test "$creating" -ge 20
 
 # The same among 300 sleeping threads (5 s): with that many threads and few
 # running, hsspy waits for each stop by asking the stopped thread alone;
