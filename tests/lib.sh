@@ -51,6 +51,17 @@ count_matching() {
 }
 total_count() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
 
+# check_copied NAME REPORT [any]: pass if no sample of REPORT (a `-f report`)
+# went deeper than its C stack copy (no `beyond:` line) and, unless `any`,
+# none was an error.
+copied_whole() {
+    ! grep -q '^ *beyond:' "$1" && { [ "${2:-}" = any ] || grep -Eq '^ *errors: *0(;|$)' "$1"; }
+}
+check_copied() {
+    check "$1" "$(grep -E 'samples:|beyond:|errors:' "$2" | cut -c1-200 | tr '\n' '|')" \
+        copied_whole "$2" "${3:-}"
+}
+
 bg() { "$@" & BG_PIDS="$BG_PIDS $!"; }
 
 # Wait until FILE has a line matching REGEX (up to 10 s).

@@ -78,8 +78,7 @@ deep_call() { # SUITE CASE-PREFIX
     rooted=$(count_matching "$T/deep" '^\[unsafe-ffi\];\[catch\];Main\.main[0-9]*;(Main\.[^;]+;)+deep_frame(;[_a-z0-9]+)? [0-9]+$')
     check "$c-deep-call-callers" "$rooted of $all samples in deep_frame under main and Main's code alone: $(grep -Ev '^\[unsafe-ffi\];\[catch\];Main\.main[0-9]*;(Main\.[^;]+;)+deep_frame' "$T/deep" | sort -t' ' -k2 -rn | head -n 4 | cut -c1-250 | tr '\n' '|')" \
         test "$all" -ge 15 -a "$rooted" -eq "$all"
-    check "$c-deep-call-copy-enough" "$(grep -E 'samples:|beyond:|errors:' "$T/deep.report" | cut -c1-200 | tr '\n' '|')" \
-        eval '! grep -q "^ *beyond:" "$T/deep.report" && grep -Eq "^ *errors: *0(;|$)" "$T/deep.report"'
+    check_copied "$c-deep-call-copy-enough" "$T/deep.report"
 }
 
 ghc_targets
