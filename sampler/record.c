@@ -11,6 +11,7 @@
 #include "sampler/record.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <limits.h>
 #include <signal.h>
@@ -1354,6 +1355,13 @@ int record__run(const struct record_opts *o)
     /* The target runs on its own now; a Ctrl-C from here on ends hsspy. */
     sigprocmask(SIG_SETMASK, &old, NULL);
     struct out_opts oo = {o->threads, o->idle, o->sort};
+    /* (Counted before a raw file's samples are dropped, for the last word.) */
+    size_t written = r.p.nsamples;
+    uint64_t threads = 0, errors = 0;
+    for (size_t i = 0; i < r.p.nthreads; i++)
+        threads += r.p.threads[i].samples > 0;
+    for (int e = 1; e < WE__COUNT; e++)
+        errors += r.p.errors[e];
     if ((raw ? raw__write_unnamed(&r.p, out) : w->write(&r.p, &oo, out)) < 0 || fflush(out) != 0) {
         log__error("writing the %s output failed: %s", w->name, strerror(errno));
         goto done;
@@ -1367,6 +1375,12 @@ int record__run(const struct record_opts *o)
             goto done;
         }
     }
+    /* The last word, as py-spy and perf give it: what was written where. */
+    log__info("recorded %zu samples of %" PRIu64 " thread%s (%" PRIu64 " walk errors%s); wrote "
+              "the %s output to %s",
+              written, threads, threads == 1 ? "" : "s", errors,
+              errors ? ": -f report counts them by kind" : "", w->name,
+              o->output && strcmp(o->output, "-") != 0 ? o->output : "standard output");
     if (r.p.launched && !r.p.exited) {
         int st;
         if (waitpid(pid, &st, WNOHANG) == 0)

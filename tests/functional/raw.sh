@@ -6,8 +6,11 @@
 require_ptrace
 
 cp "$W/chains" "$T/chains"
-"$HSSPY" record -q -F 199 -f raw -o "$T/rec.raw" -- "$T/chains" 1 >/dev/null 2>"$T/err"
+"$HSSPY" record -F 199 -f raw -o "$T/rec.raw" -- "$T/chains" 1 >/dev/null 2>"$T/err"
 check_status "record-raw" $? "$T/err"
+# Its last word says what it recorded and where it wrote it, as the report
+# of the file counts them.
+cp "$T/err" "$T/rec.err"
 
 "$HSSPY" report -q -f folded -o "$T/from-raw.folded" "$T/rec.raw" 2>"$T/err"
 check_status "report-folded" $? "$T/err"
@@ -19,6 +22,9 @@ for f in report dump; do
     "$HSSPY" report -q -f "$f" -o "$T/from-raw.$f" "$T/rec.raw" 2>"$T/err"
     check_status "report-$f" $? "$T/err"
 done
+samples=$(sed -n 's/^ *samples: *\([0-9]*\) thread samples from \([0-9]*\) threads$/\1 samples of \2/p' "$T/from-raw.report")
+check "record-last-word" "the report counts ${samples:-nothing}; the recording said: $(tr '\n' '|' <"$T/rec.err")" \
+    eval '[ -n "$samples" ] && [ "$(tail -n 1 "$T/rec.err")" = "hsspy: recorded $samples threads (0 walk errors); wrote the raw output to $T/rec.raw" ]'
 check "report-header" "the report lost the recording's header" \
     grep -q "target:    pid [0-9]*: $T/chains 1" "$T/from-raw.report"
 check "report-threads" "the report lost --threads" \
