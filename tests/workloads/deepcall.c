@@ -1,6 +1,6 @@
 /* deepcall - mostly a shallow loop (spin, under main;shallow_a or
- * shallow_b), and every couple of milliseconds a short call that takes
- * 12 KB of stack (deep_work, under main;call_a or call_b;deep_frame), for
+ * shallow_b), and every 600 µs or so a short call that takes 12 KB of
+ * stack (deep_work, under main;call_a or call_b;deep_frame), for
  * a number of seconds: a C stack that is, now and then and briefly, much
  * deeper than in the samples before, as a program's printf (an 8 KB
  * buffer) or GMP's temporaries make it. */
