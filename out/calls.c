@@ -303,11 +303,7 @@ __attribute__((format(printf, 5, 6))) static void prop(FILE *f, bool first, cons
 static int header(const struct profile *p, const struct out_opts *o, uint64_t shown,
                   FILE *f)
 {
-    uint64_t errors = 0, threads = 0;
-    for (int e = 1; e < WE__COUNT; e++)
-        errors += p->errors[e];
-    for (size_t i = 0; i < p->nthreads; i++)
-        threads += p->threads[i].samples > 0;
+    uint64_t errors = profile__walk_errors(p), threads = profile__threads_sampled(p);
     char *cmd = erl_quote(p->cmdline);
     if (!cmd)
         return -1;

@@ -520,6 +520,22 @@ double profile__achieved_hz(const struct profile *p)
     return p->duration_ns ? (double)p->ticks * 1e9 / (double)p->duration_ns : 0.0;
 }
 
+uint64_t profile__walk_errors(const struct profile *p)
+{
+    uint64_t errors = 0;
+    for (int e = 1; e < WE__COUNT; e++)
+        errors += p->errors[e];
+    return errors;
+}
+
+uint64_t profile__threads_sampled(const struct profile *p)
+{
+    uint64_t threads = 0;
+    for (size_t i = 0; i < p->nthreads; i++)
+        threads += p->threads[i].samples > 0;
+    return threads;
+}
+
 /* Buckets: 0..15 are exact µs (0-15 µs); above, 8 buckets per doubling. */
 static unsigned bucket_of(uint64_t ns)
 {

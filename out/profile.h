@@ -295,4 +295,10 @@ void profile__name_roles(struct profile *p);
 /* Achieved rate: ticks per second of recording. */
 double profile__achieved_hz(const struct profile *p);
 
+/* Samples whose walk ended in an error, of every kind. */
+uint64_t profile__walk_errors(const struct profile *p);
+
+/* Threads with at least one sample. */
+uint64_t profile__threads_sampled(const struct profile *p);
+
 #endif

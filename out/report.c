@@ -12,11 +12,7 @@
 
 static void header(const struct profile *p, FILE *f)
 {
-    uint64_t errors = 0, visible_threads = 0;
-    for (int e = 1; e < WE__COUNT; e++)
-        errors += p->errors[e];
-    for (size_t i = 0; i < p->nthreads; i++)
-        visible_threads += p->threads[i].samples > 0;
+    uint64_t errors = profile__walk_errors(p), visible_threads = profile__threads_sampled(p);
 
     fprintf(f, "hsspy report\n");
 

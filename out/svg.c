@@ -558,9 +558,7 @@ static const char JS[] =
 static void header(const struct profile *p, const struct flame *fl, const struct out_opts *o,
                    FILE *f)
 {
-    uint64_t errors = 0;
-    for (int e = 1; e < WE__COUNT; e++)
-        errors += p->errors[e];
+    uint64_t errors = profile__walk_errors(p);
 
     fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">hsspy: pid %d: ", PAD, (int)p->pid);
     xml_text(f, p->cmdline[0] ? p->cmdline : "?", 100);

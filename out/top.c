@@ -474,11 +474,9 @@ char *top__render(const struct top *v, const struct profile *p, const struct top
     struct screen sc = {.rows = rows > 0 ? rows : 0, .cols = cols > 0 ? cols : 0};
     const struct scope *all = v->nscopes ? &v->scopes[0] : &(struct scope){0};
     bool ghc = p->ghc_version[0] != 0;
-    uint64_t errors = 0;
+    uint64_t errors = profile__walk_errors(p);
     double secs = (double)v->last_ns / 1e9;
 
-    for (int e = 1; e < WE__COUNT; e++)
-        errors += p->errors[e];
     sc.buf = malloc(4096);
     sc.cap = sc.buf ? 4096 : 0;
     if (!sc.buf)

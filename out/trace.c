@@ -246,9 +246,7 @@ static void meta(FILE *f, bool *first, const char *what, int pid, int tid, const
 static void other_data(const struct profile *p, uint64_t shown, uint64_t events, uint64_t period,
                        uint64_t longest, FILE *f)
 {
-    uint64_t errors = 0;
-    for (int e = 1; e < WE__COUNT; e++)
-        errors += p->errors[e];
+    uint64_t errors = profile__walk_errors(p);
     fputs("\"otherData\":{\"tool\":\"hsspy\",\"command\":", f);
     json_str(f, p->cmdline);
     fprintf(f, ",\"pid\":%d,\"runtime\":\"%s%s\"", (int)p->pid,

@@ -186,10 +186,8 @@ const char *out__tag_frame(int tag)
 void out__health(const struct profile *p, const struct out_opts *o, char *buf, size_t size,
                  const char *sep)
 {
-    uint64_t errors = 0;
+    uint64_t errors = profile__walk_errors(p);
     size_t pos = 0, shown = 0;
-    for (int e = 1; e < WE__COUNT; e++)
-        errors += p->errors[e];
     struct prof_iter it;
     struct prof_sample smp;
     if (profile__iter(p, &it) == 0) {

@@ -1357,11 +1357,7 @@ int record__run(const struct record_opts *o)
     struct out_opts oo = {o->threads, o->idle, o->sort};
     /* (Counted before a raw file's samples are dropped, for the last word.) */
     size_t written = r.p.nsamples;
-    uint64_t threads = 0, errors = 0;
-    for (size_t i = 0; i < r.p.nthreads; i++)
-        threads += r.p.threads[i].samples > 0;
-    for (int e = 1; e < WE__COUNT; e++)
-        errors += r.p.errors[e];
+    uint64_t threads = profile__threads_sampled(&r.p), errors = profile__walk_errors(&r.p);
     if ((raw ? raw__write_unnamed(&r.p, out) : w->write(&r.p, &oo, out)) < 0 || fflush(out) != 0) {
         log__error("writing the %s output failed: %s", w->name, strerror(errno));
         goto done;
