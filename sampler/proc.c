@@ -392,3 +392,85 @@ bool proc__syscall_breaks_on_stop(long nr)
         return false;
     }
 }
+
+/* The next number field of a stat line, from p (spaces skipped). */
+static bool stat_number(const char **p, uint64_t *out)
+{
+    char *end;
+    while (**p == ' ')
+        (*p)++;
+    if (**p < '0' || **p > '9')
+        return false;
+    errno = 0;
+    unsigned long long n = strtoull(*p, &end, 10);
+    if (errno || (*end != ' ' && *end != '\n' && *end))
+        return false;
+    *out = n;
+    *p = end;
+    return true;
+}
+
+/* Skip to field `to` of a stat line, p at field `at` (or the spaces
+ * before it). */
+static bool stat_skip(const char **p, int at, int to)
+{
+    for (; at < to; at++) {
+        while (**p == ' ')
+            (*p)++;
+        if (!**p)
+            return false;
+        while (**p && **p != ' ')
+            (*p)++;
+    }
+    return true;
+}
+
+int proc__stat_cpu(const char *s, uint64_t *own, uint64_t *reaped, uint64_t *started)
+{
+    const char *p = strrchr(s, ')');
+    uint64_t v[4];
+    if (!p)
+        return -EINVAL;
+    p++;
+    /* After the comm: state (field 3), ...; utime is field 14, stime,
+     * cutime, cstime follow, starttime is 22. */
+    if (!stat_skip(&p, 3, 14))
+        return -EINVAL;
+    for (int k = 0; k < 4; k++)
+        if (!stat_number(&p, &v[k]))
+            return -EINVAL;
+    if (!stat_skip(&p, 18, 22) || !stat_number(&p, started))
+        return -EINVAL;
+    *own = v[0] + v[1];
+    *reaped = v[2] + v[3];
+    return 0;
+}
+
+int proc__children(pid_t pid, pid_t tid, pid_t *out, size_t max)
+{
+    char path[96], buf[4096];
+    stat_path(path, sizeof path, pid, tid ? tid : pid, "children");
+    ssize_t n = proc__read(path, buf, sizeof buf);
+    if (n < 0)
+        return (int)n;
+    if ((size_t)n == sizeof buf - 1) {
+        /* (Full: the last number may be cut short.) */
+        char *sp = strrchr(buf, ' ');
+        if (sp)
+            *sp = 0;
+    }
+    int cnt = 0;
+    for (char *p = buf, *end; *p; p = end) {
+        while (*p == ' ' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        long c = strtol(p, &end, 10);
+        if (end == p || c <= 0)
+            break;
+        if ((size_t)cnt < max)
+            out[cnt] = (pid_t)c;
+        cnt++;
+    }
+    return cnt;
+}

@@ -115,4 +115,19 @@ long proc__running(int fd);
  * epoll_wait, epoll_pwait, semop, semtimedop, sigtimedwait, sigwaitinfo. */
 bool proc__syscall_breaks_on_stop(long nr);
 
+/* The CPU time of a process, from the text of its /proc/PID/stat, in
+ * clock ticks (sysconf(_SC_CLK_TCK)): its own threads' (utime + stime)
+ * and that of the children it has waited for (cutime + cstime: a reaped
+ * child's, with those it waited for in turn); and when it started (ticks
+ * since boot: with the pid, which process this is). 0, or -EINVAL if the
+ * text cannot be parsed (the comm field may hold spaces and parentheses:
+ * the fields are counted from the last ')'). */
+int proc__stat_cpu(const char *stat_text, uint64_t *own, uint64_t *reaped, uint64_t *started);
+
+/* The child processes of one thread of pid (tid == 0: of its main
+ * thread), from /proc/PID/task/TID/children: up to max of them in out.
+ * Returns how many it lists (possibly more than max), or -errno (-ENOENT
+ * as well where the kernel has no such file). */
+int proc__children(pid_t pid, pid_t tid, pid_t *out, size_t max);
+
 #endif

@@ -168,3 +168,76 @@ TEST(calls_learnt_and_found)
         CHECK(where == where_of((long)k, &q));
     }
 }
+
+/* A stat line's CPU times and start, counted from the last ')': a comm may
+ * hold spaces and parentheses. */
+TEST(stat_cpu_fields)
+{
+    const char *line = "4242 (a) b (c) S 1 4242 4242 0 -1 4194560 120 0 0 0 "
+                       "731 52 9000 88 20 0 3 0 123456 10000000 200 18446744073709551615\n";
+    uint64_t own = 0, reaped = 0, started = 0;
+    CHECK_EQ_INT(proc__stat_cpu(line, &own, &reaped, &started), 0);
+    CHECK_EQ_INT(own, 731 + 52);
+    CHECK_EQ_INT(reaped, 9000 + 88);
+    CHECK_EQ_INT(started, 123456);
+    CHECK_EQ_INT(proc__stat_cpu("4242 (x) S 1 2 3", &own, &reaped, &started), -EINVAL);
+    CHECK_EQ_INT(proc__stat_cpu("4242 x S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19",
+                                &own, &reaped, &started),
+                 -EINVAL);
+    CHECK_EQ_INT(proc__stat_cpu("4242 (x) S 1 4242 4242 0 -1 0 0 0 0 0 7 -1 0 0 20 0 1 0 5",
+                                &own, &reaped, &started),
+                 -EINVAL);
+}
+
+/* This process's own stat file: its CPU time grows as it spins, and a
+ * child it waited for adds the child's to its reaped time; the child is
+ * listed among its children while it lives. */
+TEST(stat_cpu_and_children_live)
+{
+    char path[64], buf[1024];
+    uint64_t own0, reaped0, own, reaped, st0, st;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)getpid());
+    CHECK(proc__read(path, buf, sizeof buf) > 0);
+    CHECK_EQ_INT(proc__stat_cpu(buf, &own0, &reaped0, &st0), 0);
+    int go[2];
+    CHECK(pipe(go) == 0);
+    pid_t kid = fork();
+    if (kid == 0) {
+        char c;
+        close(go[1]);
+        if (read(go[0], &c, 1) < 0)
+            _exit(2);
+        /* 0.3 s of CPU, then out. */
+        struct timespec t0, t;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+        do
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+        while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < 0.3);
+        _exit(0);
+    }
+    CHECK(kid > 0);
+    close(go[0]);
+    pid_t kids[8];
+    int n = proc__children(getpid(), 0, kids, 8);
+    if (n == -ENOENT) {
+        close(go[1]);
+        waitpid(kid, NULL, 0);
+        UNIT_SKIP("this kernel has no /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)");
+    }
+    bool listed = false;
+    for (int i = 0; i < n && i < 8; i++)
+        listed |= kids[i] == kid;
+    CHECK(listed);
+    CHECK(write(go[1], "x", 1) == 1);
+    close(go[1]);
+    int status;
+    CHECK(waitpid(kid, &status, 0) == kid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(proc__read(path, buf, sizeof buf) > 0);
+    CHECK_EQ_INT(proc__stat_cpu(buf, &own, &reaped, &st), 0);
+    long hz = sysconf(_SC_CLK_TCK);
+    CHECK(st == st0);
+    CHECK(own >= own0);
+    /* (0.3 s, to the kernel's accounting in ticks: at least 0.2 s.) */
+    CHECK((double)(reaped - reaped0) >= 0.2 * (double)hz);
+    CHECK_EQ_INT(proc__children(getpid(), 0, kids, 8), n - 1);
+}
