@@ -29,6 +29,7 @@
 #include "out/writer.h"
 #include "sampler/capfile.h"
 #include "sampler/capture.h"
+#include "sampler/children.h"
 #include "sampler/launch.h"
 #include "sampler/log.h"
 #include "sampler/output.h"
@@ -106,6 +107,14 @@ struct recorder {
     struct psample_set sws;
     uint64_t tp_looked_ns; /* when learn_thread_pointers last read the Tasks */
     bool stopped; /* by a signal, or by the live view */
+    /* The target's child processes, which are not sampled: their CPU time
+     * against its own (record, not top nor dump). The target's tids for
+     * their looks. */
+    bool watch_children;
+    bool kids_at_exit; /* (looked at as the main thread exits) */
+    struct children kids;
+    pid_t *kid_tids;
+    size_t kid_cap;
 };
 
 /* xorshift: jitter needs no quality, only independence from the target. */
@@ -772,6 +781,21 @@ static void progress(struct recorder *r, uint64_t now, bool last)
     fflush(stderr);
 }
 
+/* The target's threads, for a look at their child processes. */
+static size_t target_tids(struct recorder *r)
+{
+    if (r->kid_cap < r->t.n) {
+        pid_t *v = realloc(r->kid_tids, r->t.n * sizeof *v);
+        if (!v)
+            return 0;
+        r->kid_tids = v;
+        r->kid_cap = r->t.n;
+    }
+    for (size_t i = 0; i < r->t.n; i++)
+        r->kid_tids[i] = r->t.th[i].tid;
+    return r->t.n;
+}
+
 /* hsspy's own CPU time so far, all its threads (one system call). */
 static uint64_t self_cpu_ns(void)
 {
@@ -828,8 +852,16 @@ static int wait_tick(struct recorder *r, uint64_t when, uint64_t *next_poll,
     for (;;) {
         uint64_t until = lv && *next_poll < when ? *next_poll : when;
         int sig = tracee__wait(&r->t, until);
-        if (r->t.exits_held)
+        if (r->t.exits_held) {
+            /* The program's main thread on its way out: a last look at
+             * its children's time while it can still be read. */
+            const struct tthread *main_th = tracee__find(&r->t, r->t.pid);
+            if (r->watch_children && !r->kids_at_exit && main_th && main_th->exiting) {
+                children__end(&r->kids, r->kid_tids, target_tids(r));
+                r->kids_at_exit = true;
+            }
             walk_captures(r); /* the program's memory goes when they do */
+        }
         if (sig || r->t.exited || r->t.execed)
             return sig;
         uint64_t now = tracee__now_ns();
@@ -924,6 +956,8 @@ static void loop(struct recorder *r)
             cap_n = 0;
         }
         progress(r, tracee__now_ns(), false);
+        if (r->watch_children && tracee__now_ns() >= r->kids.next_look_ns)
+            children__look(&r->kids, r->kid_tids, target_tids(r), tracee__now_ns());
         if (sig) {
             log__info("%s: stopping", strsignal(sig));
             r->stopped = true;
@@ -1241,6 +1275,9 @@ int record__run(const struct record_opts *o)
      * the target's symbols, which at a low rate would count for more than
      * the sampling). */
     r.cpu0_ns = self_cpu_ns();
+    r.watch_children = !o->snapshot && !o->live;
+    if (r.watch_children)
+        children__start(&r.kids, pid, r.kid_tids, target_tids(&r), tracee__now_ns());
     if (o->snapshot) {
         snapshot(&r);
     } else {
@@ -1292,6 +1329,8 @@ int record__run(const struct record_opts *o)
     }
     if (r.t.execed)
         log__info("pid %d called exec: the program changed, recording stops here", (int)pid);
+    if (r.watch_children)
+        children__end(&r.kids, r.kid_tids, target_tids(&r));
     finish_threads(&r);
     walk_captures(&r); /* stops that came in after the last tick */
     tracee__detach(&r.t, 1000);
@@ -1371,6 +1410,14 @@ int record__run(const struct record_opts *o)
             goto done;
         }
     }
+    /* Where the time went instead: a launcher's children. */
+    char why[512], prog[64];
+    /* (Named by its command's first word: the target may be gone.) */
+    snprintf(prog, sizeof prog, "%.*s", (int)strcspn(r.p.cmdline, " "), r.p.cmdline);
+    const char *base = strrchr(prog, '/');
+    if (r.watch_children &&
+        children__verdict(&r.kids, r.p.duration_ns, base ? base + 1 : prog, why, sizeof why))
+        log__warn("%s", why);
     /* The last word, as py-spy and perf give it: what was written where. */
     log__info("recorded %zu samples of %" PRIu64 " thread%s (%" PRIu64 " walk errors%s); wrote "
               "the %s output to %s",
@@ -1408,6 +1455,7 @@ done:
     capture__free(&r.cap);
     profile__free(&r.p);
     free(r.kept);
+    free(r.kid_tids);
     if (follow) {
         /* (hsspy's signals still blocked: a Ctrl-C meanwhile stops the
          * next recording) */
