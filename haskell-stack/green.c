@@ -1,17 +1,117 @@
 /* green.c - finding, reading and describing all Haskell threads. */
 #include "haskell-stack/green.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_GENERATIONS 16
 #define MAX_TSOS 100000
 
-size_t green__capture(const struct rts *r, pid_t pid, struct memimg *img, uint64_t *tsos,
-                      size_t max)
+/* The TSOs found so far, and on which list: a thread caught between two
+ * lists as a collector moves it is on both (or one list runs into the
+ * other), but one met twice on the same list is a cycle. Open
+ * addressing. */
+struct seen_set {
+    uint64_t *slot;
+    uint8_t *list;
+    size_t mask;
+};
+
+/* The list tso was met on before (it is now noted as met on `list`), or
+ * -1 if it was not. */
+static int seen_on(struct seen_set *s, uint64_t tso, uint8_t list)
+{
+    for (size_t i = (size_t)((tso >> 3) * 0x9e3779b97f4a7c15ull) & s->mask;; i = (i + 1) & s->mask) {
+        if (s->slot[i] == tso)
+            return s->list[i];
+        if (!s->slot[i]) {
+            s->slot[i] = tso;
+            s->list[i] = list;
+            return -1;
+        }
+    }
+}
+
+/* What a black hole a thread waits for takes to name its owner:
+ * message -> black hole -> indirectee, the owning TSO or a blocking
+ * queue naming it. */
+static void grab_owner(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso)
 {
     const struct rts_layout *L = r->L;
-    uint64_t gens = 0, oldest = 0, n = 0;
+    uint64_t why, bi, bh, ind, owner;
+    if (rts__field(img, tso, L->tso.why_blocked, &why) &&
+        why == (uint64_t)L->why_blocked.BlockedOnBlackHole &&
+        rts__field(img, tso, L->tso.block_info, &bi) && bi &&
+        rts__grab(pid, img, bi, (size_t)L->msg_black_hole.struct_size) &&
+        rts__field(img, bi, L->msg_black_hole.bh, &bh) && bh &&
+        rts__grab(pid, img, bh, (size_t)L->ind.struct_size) &&
+        rts__field(img, bh, L->ind.indirectee, &ind) && ind &&
+        rts__grab(pid, img, ind, (size_t)L->blocking_queue.struct_size) &&
+        rts__field(img, ind, L->blocking_queue.owner, &owner) && owner)
+        rts__grab(pid, img, owner, (size_t)L->tso.struct_size);
+}
 
+/* The TSOs of one list (linked by global_link, from head), each copied
+ * with its stack. In the middle of a copying collection a TSO of a list
+ * the collector is emptying may have been copied already: its header is
+ * then a forwarding pointer (tagged 1) to the copy, which is the thread
+ * now, while the link to follow is the old one's. */
+static enum green_short walk_list(const struct rts *r, pid_t pid, struct memimg *img,
+                                  uint64_t tso, struct seen_set *seen, uint8_t list,
+                                  uint64_t *tsos, size_t *n, size_t max)
+{
+    const struct rts_layout *L = r->L;
+    size_t tso_size = (size_t)L->tso.struct_size;
+    for (size_t steps = 0; tso && tso != r->end_tso_queue; steps++) {
+        uint64_t info, next, at = tso;
+        if (*n == max || steps == MAX_TSOS)
+            return GREEN_MAX;
+        if (!rts__grab(pid, img, tso, tso_size))
+            return memimg__room(img, tso_size) ? GREEN_BROKEN : GREEN_NO_ROOM;
+        if (memimg__read_u64(img, tso, &info) < 0)
+            return GREEN_BROKEN;
+        if ((info & 7) == 1) {
+            at = info - 1;
+            if (!rts__grab(pid, img, at, tso_size))
+                return memimg__room(img, tso_size) ? GREEN_BROKEN : GREEN_NO_ROOM;
+            if (memimg__read_u64(img, at, &info) < 0)
+                return GREEN_BROKEN;
+        }
+        if (info != r->stg_TSO_info)
+            return GREEN_BROKEN; /* not a TSO: the list is not what it should be */
+        int before = seen_on(seen, at, list);
+        if (before == list)
+            return GREEN_BROKEN; /* a cycle */
+        if (before < 0) {
+            rts__grab_stack(r, pid, img, at);
+            grab_owner(r, pid, img, at);
+            tsos[(*n)++] = at;
+            if (!memimg__room(img, 1))
+                return GREEN_NO_ROOM; /* (this one's stack may be short) */
+        }
+        if (!rts__field(img, tso, L->tso.global_link, &next))
+            return GREEN_BROKEN;
+        tso = next;
+    }
+    return GREEN_WHOLE;
+}
+
+/* The worse of two reasons for a short list (the first that applies). */
+static enum green_short worse(enum green_short a, enum green_short b)
+{
+    return a != GREEN_WHOLE ? a : b;
+}
+
+size_t green__capture(const struct rts *r, pid_t pid, struct memimg *img, uint64_t *tsos,
+                      size_t max, enum green_short *why)
+{
+    const struct rts_layout *L = r->L;
+    uint64_t gens = 0, oldest = 0;
+    size_t n = 0;
+    enum green_short w = GREEN_WHOLE;
+    bool in_gc = false;
+
+    *why = GREEN_WHOLE;
     if (!r->usable || !r->generations || L->generation.struct_size <= 0 ||
         !rts__grab(pid, img, r->generations, 8) || !rts__grab(pid, img, r->oldest_gen, 8) ||
         memimg__read_u64(img, r->generations, &gens) < 0 ||
@@ -20,40 +120,64 @@ size_t green__capture(const struct rts *r, pid_t pid, struct memimg *img, uint64
     uint64_t ngen = (oldest - gens) / (uint64_t)L->generation.struct_size + 1;
     if (ngen > MAX_GENERATIONS)
         return 0;
-    for (uint64_t g = 0; g < ngen && n < max; g++) {
-        uint64_t gen = gens + g * (uint64_t)L->generation.struct_size, tso;
+    struct seen_set seen = {NULL, NULL, 0};
+    size_t slots = 1024;
+    uint8_t list = 0;
+    while (slots < 2 * max)
+        slots *= 2;
+    seen.slot = calloc(slots, sizeof *seen.slot);
+    seen.list = malloc(slots);
+    seen.mask = slots - 1;
+    if (!seen.slot || !seen.list) {
+        free(seen.slot);
+        free(seen.list);
+        return 0;
+    }
+    /* Every live TSO is on one generation's threads list, but while a
+     * copying collection is under way, on its old_threads until the
+     * collector has found it alive; while the nonmoving collector marks
+     * (+RTS -xn), the oldest generation's are on its own two lists. */
+    for (uint64_t g = 0; g < ngen; g++) {
+        uint64_t gen = gens + g * (uint64_t)L->generation.struct_size, head, old;
         if (!rts__grab(pid, img, gen, (size_t)L->generation.struct_size) ||
-            !rts__field(img, gen, L->generation.threads, &tso))
+            !rts__field(img, gen, L->generation.threads, &head)) {
+            w = worse(w, GREEN_BROKEN);
             continue;
-        for (size_t steps = 0; tso && tso != r->end_tso_queue && n < max && steps < MAX_TSOS;
-             steps++) {
-            uint64_t info, next, why, bi;
-            rts__grab_stack(r, pid, img, tso);
-            if (memimg__read_u64(img, tso, &info) < 0 || info != r->stg_TSO_info)
-                break; /* not a TSO: the list is not what it should be */
-            tsos[n++] = tso;
-            /* A black hole's owner: message -> black hole -> indirectee,
-             * the owning TSO or a blocking queue naming it. */
-            if (rts__field(img, tso, L->tso.why_blocked, &why) &&
-                why == (uint64_t)L->why_blocked.BlockedOnBlackHole &&
-                rts__field(img, tso, L->tso.block_info, &bi) && bi &&
-                rts__grab(pid, img, bi, (size_t)L->msg_black_hole.struct_size)) {
-                uint64_t bh, ind;
-                if (rts__field(img, bi, L->msg_black_hole.bh, &bh) && bh &&
-                    rts__grab(pid, img, bh, (size_t)L->ind.struct_size) &&
-                    rts__field(img, bh, L->ind.indirectee, &ind) && ind &&
-                    rts__grab(pid, img, ind, (size_t)L->blocking_queue.struct_size)) {
-                    uint64_t owner;
-                    if (rts__field(img, ind, L->blocking_queue.owner, &owner) && owner)
-                        rts__grab(pid, img, owner, (size_t)L->tso.struct_size);
-                }
-            }
-            if (!rts__field(img, tso, L->tso.global_link, &next))
-                break;
-            tso = next;
+        }
+        w = worse(w, walk_list(r, pid, img, head, &seen, list++, tsos, &n, max));
+        if (rts__field(img, gen, L->generation.old_threads, &old) && old &&
+            old != r->end_tso_queue) {
+            in_gc = true;
+            w = worse(w, walk_list(r, pid, img, old, &seen, list++, tsos, &n, max));
         }
     }
-    return (size_t)n;
+    for (int k = 0; k < 2; k++) {
+        uint64_t list = k ? r->nonmoving_old_threads : r->nonmoving_threads, head;
+        if (list && rts__grab(pid, img, list, 8) && memimg__read_u64(img, list, &head) == 0)
+            w = worse(w, walk_list(r, pid, img, head, &seen, list++, tsos, &n, max));
+    }
+    free(seen.slot);
+    free(seen.list);
+    /* (Short in the middle of a collection: because of it.) */
+    *why = in_gc && (w == GREEN_WHOLE || w == GREEN_BROKEN) ? GREEN_IN_GC : w;
+    return n;
+}
+
+const char *green__short_str(enum green_short why)
+{
+    switch (why) {
+    case GREEN_WHOLE:
+        return "";
+    case GREEN_IN_GC:
+        return "taken during a garbage collection, which moves them from list to list";
+    case GREEN_NO_ROOM:
+        return "hsspy's room for their stacks ran out";
+    case GREEN_MAX:
+        return "hsspy reads at most that many";
+    case GREEN_BROKEN:
+        return "a list of them was not what it should be (the runtime changing it?)";
+    }
+    return "";
 }
 
 /* The thread id of the owner of the black hole a thread waits for. */

@@ -2,7 +2,8 @@
  * capability is running: for dumps of hung or deadlocked programs.
  *
  * Every live TSO is on one generation's thread list (generations[g].threads,
- * linked by global_link). With every OS thread stopped, green__capture walks
+ * linked by global_link; during a collection, old_threads, or the nonmoving
+ * collector's lists). With every OS thread stopped, green__capture walks
  * those lists and copies each TSO and its stack into the capture (and, for a
  * thread blocked on a black hole, what it takes to name the owner); after
  * the target has resumed, green__read says what each thread is blocked on
@@ -27,11 +28,24 @@ struct green_thread {
     uint64_t stack, sp;   /* its current stack chunk and saved sp */
 };
 
+/* Why a capture may lack some Haskell threads. */
+enum green_short {
+    GREEN_WHOLE,   /* it does not */
+    GREEN_IN_GC,   /* a copying collection was under way: worth another try */
+    GREEN_NO_ROOM, /* the image is full */
+    GREEN_MAX,     /* max of them found */
+    GREEN_BROKEN,  /* a list led to something not a TSO, or round in a
+                    * cycle: worth another try too */
+};
+
 /* With all OS threads stopped: copy every Haskell thread into img. Returns
- * how many TSO addresses were written to tsos (at most max); 0 if the RTS
- * gives no way to find them. */
+ * how many TSO addresses were written to tsos (at most max), and in *why
+ * whether that may not be all; 0 if the RTS gives no way to find them. */
 size_t green__capture(const struct rts *r, pid_t pid, struct memimg *img, uint64_t *tsos,
-                      size_t max);
+                      size_t max, enum green_short *why);
+
+/* Why, in words ("" for GREEN_WHOLE). */
+const char *green__short_str(enum green_short why);
 
 /* Read one captured thread back, and walk its stack (every frame, as it
  * is) into out. Returns the number of frames. */

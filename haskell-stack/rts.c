@@ -108,6 +108,8 @@ enum wanted_sym {
     S_rts_shutdown,
     S_AP_STACK,
     S_AP_STACK_NOUPD,
+    S_nonmoving_threads,
+    S_nonmoving_old_threads,
     S__COUNT
 };
 
@@ -117,7 +119,8 @@ static const char *const wanted_names[S__COUNT] = {
     "stg_stack_underflow_frame_info", "stg_stop_thread_info", "CCS_MAIN",
     "printStackChunk", "generations", "oldest_gen", "stg_END_TSO_QUEUE_closure",
     "StgReturn", "StgRun", "resumeThread", "all_tasks", "rts_shutdown",
-    "stg_AP_STACK_info", "stg_AP_STACK_NOUPD_info",
+    "stg_AP_STACK_info", "stg_AP_STACK_NOUPD_info", "nonmoving_threads",
+    "nonmoving_old_threads",
 };
 
 /* C functions whose presence on a C stack means the thread is collecting
@@ -610,6 +613,14 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
         r->generations = sc.found[S_generations].st_value + bias;
         r->oldest_gen = sc.found[S_oldest_gen].st_value + bias;
         r->end_tso_queue = sc.found[S_end_tso_queue].st_value + bias;
+        /* (The nonmoving collector's lists of the oldest generation's
+         * threads while it marks: static words of its own.) */
+        for (int k = 0; k < 2; k++) {
+            const GElf_Sym *nm = &sc.found[k ? S_nonmoving_old_threads : S_nonmoving_threads];
+            if (sc.have[k ? S_nonmoving_old_threads : S_nonmoving_threads] &&
+                GELF_ST_TYPE(nm->st_info) == STT_OBJECT && nm->st_size == 8)
+                *(k ? &r->nonmoving_old_threads : &r->nonmoving_threads) = nm->st_value + bias;
+        }
     }
     for (int k = 0; k < 2; k++) {
         const GElf_Sym *ap = &sc.found[k ? S_AP_STACK_NOUPD : S_AP_STACK];

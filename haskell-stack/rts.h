@@ -85,6 +85,7 @@ struct rts {
                           * first add to rsp; 0: unknown) */
     /* every Haskell thread is on one generation's thread list (0: unknown) */
     uint64_t generations, oldest_gen, end_tso_queue;
+    uint64_t nonmoving_threads, nonmoving_old_threads; /* (0: none) */
     uint64_t all_tasks; /* the list of every Task (0: no symbol) */
     uint64_t rts_shutdown; /* the RTS's bool, set by hs_exit (0: no symbol) */
     /* Where glibc keeps a thread's kernel id in its struct pthread (the

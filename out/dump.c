@@ -74,8 +74,12 @@ static int write_dump(const struct profile *p, const struct out_opts *o, FILE *f
             fprintf(f, "  (no stack)\n");
     }
     profile__iter_free(&it);
-    if (p->ngreen)
-        fprintf(f, "\nhaskell threads: %zu\n", p->ngreen);
+    if (p->ngreen || p->green_short[0]) {
+        fprintf(f, "\nhaskell threads: %zu", p->ngreen);
+        if (p->green_short[0])
+            fprintf(f, " (perhaps not all: %s)", p->green_short);
+        fputc('\n', f);
+    }
     for (size_t i = 0; i < p->ngreen; i++) {
         const struct prof_green *g = &p->green[i];
         uint32_t n;

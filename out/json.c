@@ -87,7 +87,14 @@ static int write_json(const struct profile *p, const struct out_opts *o, FILE *f
         fputc('}', f);
     }
     profile__iter_free(&it);
-    fputs(p->nsamples ? "\n  ],\n  \"haskell_threads\": [" : "],\n  \"haskell_threads\": [", f);
+    fputs(p->nsamples ? "\n  ],\n  \"haskell_threads_missing\": "
+                      : "],\n  \"haskell_threads_missing\": ",
+          f);
+    if (p->green_short[0])
+        str(f, p->green_short);
+    else
+        fputs("null", f);
+    fputs(",\n  \"haskell_threads\": [", f);
     for (size_t i = 0; i < p->ngreen; i++) {
         const struct prof_green *g = &p->green[i];
         fprintf(f, "%s\n    {\"id\": %" PRIu64 ", \"label\": ", i ? "," : "", g->id);

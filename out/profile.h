@@ -179,6 +179,8 @@ struct profile {
 
     struct prof_green *green; /* every Haskell thread (dumps only) */
     size_t ngreen;
+    char green_short[96];  /* ... why there may be more ("": there are not) */
+    unsigned green_tries;  /* ... looks it took (0: one) */
 
     struct prof_thread *threads;
     size_t nthreads, cap_threads;

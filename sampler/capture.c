@@ -12,7 +12,7 @@ int capture__init(struct capture *c, size_t stack_bytes)
 {
     memset(c, 0, sizeof *c);
     c->stack_bytes = stack_bytes;
-    return capture__reserve(c, 16, 0);
+    return capture__reserve(c, 16, 0, 0);
 }
 
 void capture__free(struct capture *c)
@@ -22,7 +22,7 @@ void capture__free(struct capture *c)
     memset(c, 0, sizeof *c);
 }
 
-int capture__reserve(struct capture *c, size_t threads, size_t extra)
+int capture__reserve(struct capture *c, size_t threads, size_t extra, size_t extra_regions)
 {
     if (threads > c->cap) {
         size_t nc = threads * 2;
@@ -33,12 +33,13 @@ int capture__reserve(struct capture *c, size_t threads, size_t extra)
         c->cap = nc;
     }
     size_t want = threads * c->stack_bytes + extra;
-    if (want > c->img.size || threads * (2 + 2 * TT_READ_AHEAD) + 64 > c->img.cap) {
+    if (want > c->img.size || threads * (2 + 2 * TT_READ_AHEAD) + 64 + extra_regions > c->img.cap) {
         struct memimg img;
         size_t t2 = threads * 2;
         /* Regions per thread: its stack, what it reads ahead, what the
          * RTS reader then finds missing. */
-        if (memimg__init(&img, t2 * c->stack_bytes + extra * 2, t2 * (2 + 2 * TT_READ_AHEAD) + 256) < 0)
+        if (memimg__init(&img, t2 * c->stack_bytes + extra * 2,
+                         t2 * (2 + 2 * TT_READ_AHEAD) + 256 + extra_regions) < 0)
             return -ENOMEM;
         memimg__free(&c->img);
         c->img = img;

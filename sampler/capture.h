@@ -76,9 +76,10 @@ struct capture {
 int capture__init(struct capture *c, size_t stack_bytes);
 void capture__free(struct capture *c);
 
-/* Make room for `threads` threads plus `extra` bytes of other captures, so
- * that the stopped phase never allocates. Call before interrupting. */
-int capture__reserve(struct capture *c, size_t threads, size_t extra);
+/* Make room for `threads` threads plus `extra` bytes in `extra_regions`
+ * ranges of other captures (a dump's Haskell threads), so that the
+ * stopped phase never allocates. Call before interrupting. */
+int capture__reserve(struct capture *c, size_t threads, size_t extra, size_t extra_regions);
 
 /* Start a new sample (forget the previous one's threads and memory). */
 void capture__begin(struct capture *c);

@@ -109,6 +109,11 @@ void memimg__note(struct memimg *m, uint64_t addr, size_t len)
         m->notes[m->nnotes++] = (struct memimg_note){addr, (uint32_t)len};
 }
 
+bool memimg__room(const struct memimg *m, size_t len)
+{
+    return m->n < m->cap && len <= m->size - m->used;
+}
+
 uint8_t *memimg__add(struct memimg *m, uint64_t addr, size_t len)
 {
     if (m->n == m->cap || len > m->size - m->used || len > UINT32_MAX)

@@ -104,6 +104,9 @@ int memimg__read_u64(const struct memimg *m, uint64_t addr, uint64_t *out);
  * (ranges read at two stops of one tick), the region the previous lookup
  * found wins if it holds all of them, else the newest. */
 const uint8_t *memimg__ptr(const struct memimg *m, uint64_t addr, size_t len);
+
+/* Is there room for one more range of len bytes? */
+bool memimg__room(const struct memimg *m, size_t len);
 /* The same, from the regions added since memimg__set_floor only (those of
  * the capture under way): NULL if only older ones hold the range. */
 const uint8_t *memimg__ptr_own(const struct memimg *m, uint64_t addr, size_t len);

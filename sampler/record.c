@@ -70,6 +70,11 @@ struct last_sample {
  * over and over is recorded up to there. */
 #define MAX_EXECS 8
 
+/* A dump's Haskell threads, at most; and how many times it looks, when
+ * it finds the runtime in the middle of a garbage collection. */
+#define DUMP_TSOS 20000
+#define DUMP_TRIES 20
+
 struct kept {
     struct last_sample last;
     uint8_t nidle;
@@ -667,7 +672,7 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
     for (size_t i = 0; i < r->t.n; i++)
         live += r->t.th[i].run != TT_GONE;
     /* Room for the Haskell side too: RTS structures and stack chunks. */
-    if (capture__reserve(&r->cap, live + 1, r->rts.usable ? (live + 1) * 80 * 1024 : 0) < 0)
+    if (capture__reserve(&r->cap, live + 1, r->rts.usable ? (live + 1) * 80 * 1024 : 0, 0) < 0)
         return;
 
     uint64_t start = tracee__now_ns();
@@ -731,8 +736,9 @@ static void walk_green(struct recorder *r, const uint64_t *tsos, size_t n)
 static void snapshot(struct recorder *r)
 {
     int sig = 0;
-    static uint64_t tsos[20000];
+    static uint64_t tsos[DUMP_TSOS];
     size_t ntsos = 0;
+    enum green_short why = GREEN_WHOLE;
 
     for (int i = 0; i < 100 && r->rts.pending; i++) {
         rts__poll(&r->rts);
@@ -743,26 +749,46 @@ static void snapshot(struct recorder *r)
     size_t live = 0;
     for (size_t i = 0; i < r->t.n; i++)
         live += r->t.th[i].run != TT_GONE;
-    /* Room for every Haskell thread's stack too. */
-    if (capture__reserve(&r->cap, live + 1, r->rts.usable ? (live + 1) * 80 * 1024 + (64u << 20)
-                                                          : 0) < 0)
+    /* Room for every Haskell thread's stack too (a TSO, its chunk's
+     * header and live part, a black hole's owner: about 4 ranges each). */
+    if (capture__reserve(&r->cap, live + 1,
+                         r->rts.usable ? (live + 1) * 80 * 1024 + (64u << 20) : 0,
+                         r->rts.usable ? 6 * DUMP_TSOS : 0) < 0)
         return;
-    capture__begin(&r->cap);
-    r->cap.t_ns = tracee__now_ns();
     tracee__on_stop(&r->t, NULL, NULL); /* hold each thread once stopped */
     /* (Every thread stopped, but for those in calls a stop would break.) */
     r->t.sample_blocked = false;
-    learn_thread_pointers(r, r->cap.t_ns);
-    tracee__interrupt(&r->t, false);
-    capture_blocked(r);
-    tracee__collect(&r->t, tracee__now_ns() + 1000000000u, 1000000000u, &sig);
-    for (size_t i = 0; i < r->t.n; i++)
-        if (r->t.th[i].run == TT_HELD)
-            on_stop(r, &r->t.th[i]);
-    if (r->rts.usable)
-        ntsos = green__capture(&r->rts, r->t.pid, &r->cap.img, tsos, sizeof tsos / sizeof *tsos);
-    tracee__resume_held(&r->t);
+    for (unsigned attempt = 1;; attempt++) {
+        capture__begin(&r->cap);
+        r->cap.t_ns = tracee__now_ns();
+        learn_thread_pointers(r, r->cap.t_ns);
+        tracee__interrupt(&r->t, false);
+        capture_blocked(r);
+        tracee__collect(&r->t, tracee__now_ns() + 1000000000u, 1000000000u, &sig);
+        for (size_t i = 0; i < r->t.n; i++)
+            if (r->t.th[i].run == TT_HELD)
+                on_stop(r, &r->t.th[i]);
+        if (r->rts.usable)
+            ntsos = green__capture(&r->rts, r->t.pid, &r->cap.img, tsos, DUMP_TSOS, &why);
+        tracee__resume_held(&r->t);
+        /* In the middle of a garbage collection the runtime's lists of its
+         * threads are being rebuilt, and their stacks moved (or a list was
+         * caught in the middle of a change): let it finish, and look
+         * again. */
+        if ((why != GREEN_IN_GC && why != GREEN_BROKEN) || sig || attempt == DUMP_TRIES)
+            break;
+        r->p.green_tries = attempt + 1;
+        sig = tracee__wait(&r->t, tracee__now_ns() + 2000000u * attempt);
+        tracee__release_exits(&r->t); /* (nothing walked yet: this capture goes) */
+        if (sig || r->t.exited)
+            break;
+    }
     r->p.ticks++;
+    if ((why == GREEN_IN_GC || why == GREEN_BROKEN) && r->p.green_tries > 1)
+        snprintf(r->p.green_short, sizeof r->p.green_short, "%s, in each of %u looks",
+                 green__short_str(why), r->p.green_tries);
+    else
+        snprintf(r->p.green_short, sizeof r->p.green_short, "%s", green__short_str(why));
     walk_green(r, tsos, ntsos); /* before walk_captures resets the image */
     walk_captures(r);
 }

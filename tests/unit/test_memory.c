@@ -247,7 +247,7 @@ TEST(capture_read_ahead)
     struct capture c;
     struct tthread th;
     CHECK_EQ_INT(capture__init(&c, 4096), 0);
-    CHECK_EQ_INT(capture__reserve(&c, 4, 64 * 1024), 0);
+    CHECK_EQ_INT(capture__reserve(&c, 4, 64 * 1024, 0), 0);
 
     /* First capture: nothing to read ahead; the ranges it then needs. */
     memset(&th, 0, sizeof th);

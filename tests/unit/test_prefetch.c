@@ -122,7 +122,7 @@ TEST(prefetched_stacks_kept_where_they_hold_and_dropped_where_not)
     unsigned long calls = 0;
     struct capture c;
     CHECK(capture__init(&c, 65536) == 0);
-    CHECK(capture__reserve(&c, 4, 0) == 0);
+    CHECK(capture__reserve(&c, 4, 0, 0) == 0);
     if (!sp || !mainth) {
         fail = "the child's threads not found";
         goto out;
