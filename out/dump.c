@@ -92,6 +92,11 @@ static int write_dump(const struct profile *p, const struct out_opts *o, FILE *f
             fprintf(f, ", MVar 0x%" PRIx64, g->blocked_on);
         if (g->owner_id)
             fprintf(f, ", evaluated by haskell thread %" PRIu64, g->owner_id);
+        pid_t on = profile__green_runner(p, g);
+        if (on) {
+            fprintf(f, ", on thread %d (its stack is that thread's, above)\n", (int)on);
+            continue;
+        }
         fputc('\n', f);
         for (uint32_t k = 0; k < n; k++)
             frame_line(p, (int)k, ids[k], f);

@@ -528,6 +528,17 @@ uint64_t profile__walk_errors(const struct profile *p)
     return errors;
 }
 
+pid_t profile__green_runner(const struct profile *p, const struct prof_green *g)
+{
+    for (size_t i = 0; g->tso && i < p->nthreads; i++) {
+        const struct prof_thread *t = &p->threads[i];
+        if (t->tso == g->tso &&
+            t->tags[TAG_HASKELL] + t->tags[TAG_UNSAFE_FFI] + t->tags[TAG_RTS] > 0)
+            return t->tid;
+    }
+    return 0;
+}
+
 uint64_t profile__threads_sampled(const struct profile *p)
 {
     uint64_t threads = 0;

@@ -86,6 +86,7 @@ struct prof_green {
     uint64_t owner_id;    /* blocked on a black hole: the thread evaluating it */
     char label[64];
     uint32_t stack;       /* its STG frames (a stack id) */
+    uint64_t tso;
 };
 
 /* An object file that frames were found in, as it was mapped: for formats
@@ -302,5 +303,12 @@ uint64_t profile__walk_errors(const struct profile *p);
 
 /* Threads with at least one sample. */
 uint64_t profile__threads_sampled(const struct profile *p);
+
+/* The OS thread a dump found running a Haskell thread (with its TSO,
+ * tagged haskell, unsafe-ffi or rts: in its code, a foreign call that
+ * keeps the capability, or the runtime's code it called), whose stack is
+ * then that OS thread's: the one saved in the TSO is of when it last
+ * stopped. 0 if none. */
+pid_t profile__green_runner(const struct profile *p, const struct prof_green *g);
 
 #endif

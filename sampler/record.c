@@ -718,6 +718,7 @@ static void walk_green(struct recorder *r, const uint64_t *tsos, size_t n)
             break;
         struct prof_green *pg = &r->p.green[r->p.ngreen++];
         pg->id = g.id;
+        pg->tso = tsos[i];
         snprintf(pg->status, sizeof pg->status, "%s",
                  green__status(&r->rts, g.why_blocked, g.what_next));
         if (g.why_blocked == (uint32_t)r->rts.L->why_blocked.BlockedOnMVar ||

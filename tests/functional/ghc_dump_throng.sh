@@ -4,14 +4,16 @@
 # list (a dump caught in the middle of a collection looks again, and
 # those in the lists a collection empties are read too), with the copying
 # collector and with the nonmoving one (+RTS -xn, whose marking keeps the
-# oldest threads on lists of its own while the program runs).
+# oldest threads on lists of its own while the program runs). A thread a
+# capability is running is shown on its OS thread, not with the stale
+# stack its TSO keeps.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
 N=5000
 
 throng() { # SUITE CASE-PREFIX [RTS FLAGS...]
-    local suite=$1 c=$2 prog want i got short
+    local suite=$1 c=$2 prog want i got short bad
     shift 2
     prog=$(hs_build "$suite" throng throng.hs -- -O1 -threaded -rtsopts) ||
         { fail "$c-build" "ghc could not build throng.hs"; return; }
@@ -21,6 +23,7 @@ throng() { # SUITE CASE-PREFIX [RTS FLAGS...]
         { fail "$c-setup" "throng did not get ready"; return; }
     want=$(sed -n 's/^ready //p' "$T/$c.out")
     short=""
+    bad=""
     for i in 1 2 3 4 5 6; do
         "$HSSPY" dump -q -p "$HS_PID" -o "$T/$c.$i.dump" 2>"$T/$c.$i.err" ||
             { short="$short dump $i failed: $(head -c 200 "$T/$c.$i.err");"; continue; }
@@ -29,8 +32,13 @@ throng() { # SUITE CASE-PREFIX [RTS FLAGS...]
         if [ "${got:-0}" -lt "$want" ] || grep -q '^haskell threads:.*perhaps not all' "$T/$c.$i.dump"; then
             short="$short dump $i: $(grep '^haskell threads' "$T/$c.$i.dump" || echo 'no haskell threads line');"
         fi
+        # No Haskell thread's stack is an error.
+        if awk '/^haskell thread /{h=1} h && /\[invalid\]/{f=1} END{exit !f}' "$T/$c.$i.dump"; then
+            bad="$bad dump $i: $(grep -B2 '\[invalid\]' "$T/$c.$i.dump" | tail -n 3 | tr '\n' '|');"
+        fi
     done
     check "$c-every-thread" "of $want threads:$short" test -z "$short"
+    check "$c-stacks" "an [invalid] Haskell thread:$bad" test -z "$bad"
     check "$c-still-runs" "throng is gone or still traced after the dumps" \
         sh -c "kill -0 $HS_PID && [ \"\$(sed -n 's/^TracerPid:[[:space:]]*//p' /proc/$HS_PID/status)\" = 0 ]"
     kill "$HS_PID" 2>/dev/null
