@@ -152,8 +152,8 @@ size_t green__capture(const struct rts *r, pid_t pid, struct memimg *img, uint64
         }
     }
     for (int k = 0; k < 2; k++) {
-        uint64_t list = k ? r->nonmoving_old_threads : r->nonmoving_threads, head;
-        if (list && rts__grab(pid, img, list, 8) && memimg__read_u64(img, list, &head) == 0)
+        uint64_t word = k ? r->nonmoving_old_threads : r->nonmoving_threads, head;
+        if (word && rts__grab(pid, img, word, 8) && memimg__read_u64(img, word, &head) == 0)
             w = worse(w, walk_list(r, pid, img, head, &seen, list++, tsos, &n, max));
     }
     free(seen.slot);
