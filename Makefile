@@ -16,7 +16,7 @@ BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 
 VERSION := 0.1.0
-HS_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I. -MMD -MP -DHSSPY_VERSION='"$(VERSION)"'
+HS_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Werror -I. -MMD -MP -DHSSPY_VERSION='"$(VERSION)"'
 LDLIBS  := -lunwind-generic -lunwind -ldw -lelf -lz -lzstd -lm
 
 B := build

@@ -976,10 +976,10 @@ static void loop(struct recorder *r)
              * 2d at the earliest (ticks that cannot come in time count as
              * missed). The clock is read once every CAP_TICKS ticks: it is a
              * system call (no vDSO for a thread's CPU clock). */
-            uint64_t cpu = cpu_now_ns(), now = tracee__now_ns();
+            uint64_t cpu = cpu_now_ns(), after = tracee__now_ns();
             not_before = cap_from + 2 * (cpu - cpu_prev);
             cpu_prev = cpu;
-            cap_from = not_before > now ? not_before : now;
+            cap_from = not_before > after ? not_before : after;
             cap_n = 0;
         }
         progress(r, tracee__now_ns(), false);
