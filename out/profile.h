@@ -135,6 +135,9 @@ struct profile {
     uint64_t soft_short;   /* samples without a stop whose unwind lacked registers */
     uint64_t beyond_copy;  /* samples whose C stack went deeper than the copy: the rest
                             * read from the program after it resumed */
+    /* record's word on the target's child processes, when they used more
+     * CPU than it ("": no word). */
+    char children[400];
     uint64_t preempt;      /* samples of threads waiting for a CPU since they were
                             * preempted, from that switch's registers: not stopped */
     uint64_t preempt_refused; /* ... stopped after all (given a CPU while read) */

@@ -187,6 +187,8 @@ static void header(const struct profile *p, FILE *f)
         fprintf(f, "; %" PRIu64 " threads exited before they could be stopped",
                 p->lost_threads);
     fputc('\n', f);
+    if (p->children[0])
+        fprintf(f, "  children:  %s\n", p->children);
     if (p->launched && p->exited) {
         if (WIFEXITED(p->exit_status))
             fprintf(f, "  exit:      the command exited with status %d\n",

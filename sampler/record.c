@@ -1405,6 +1405,14 @@ int record__run(const struct record_opts *o)
             log__info("pid %d exited", (int)pid);
         goto verdict;
     }
+    /* Where the time went instead: a launcher's children (named by its
+     * command's first word: the target may be gone). */
+    char prog[64];
+    snprintf(prog, sizeof prog, "%.*s", (int)strcspn(r.p.cmdline, " "), r.p.cmdline);
+    const char *base = strrchr(prog, '/');
+    if (r.watch_children)
+        children__verdict(&r.kids, r.p.duration_ns, base ? base + 1 : prog, r.p.children,
+                          sizeof r.p.children);
     /* Names are looked up in the files, with their debug information, while
      * the target's files can still be reached (a container's, through
      * /proc/PID/root): a raw file keeps addresses, but saves these names
@@ -1437,14 +1445,8 @@ int record__run(const struct record_opts *o)
             goto done;
         }
     }
-    /* Where the time went instead: a launcher's children. */
-    char why[512], prog[64];
-    /* (Named by its command's first word: the target may be gone.) */
-    snprintf(prog, sizeof prog, "%.*s", (int)strcspn(r.p.cmdline, " "), r.p.cmdline);
-    const char *base = strrchr(prog, '/');
-    if (r.watch_children &&
-        children__verdict(&r.kids, r.p.duration_ns, base ? base + 1 : prog, why, sizeof why))
-        log__warn("%s", why);
+    if (r.p.children[0])
+        log__warn("%s", r.p.children);
     /* The last word, as py-spy and perf give it: what was written where. */
     log__info("recorded %zu samples of %" PRIu64 " thread%s (%" PRIu64 " walk errors%s); wrote "
               "the %s output to %s",

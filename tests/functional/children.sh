@@ -2,8 +2,9 @@
 # shell script, `cabal run`, make) that leaves the work to a child gets a
 # recording of a process waiting. record then says how much CPU the
 # children took against the target, and names the busiest (to attach to,
-# or to run directly once it has exited); it says nothing when the target
-# did the work itself.
+# or to run directly once it has exited), on standard error and in the
+# report (of a raw file too); it says nothing when the target did the work
+# itself.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -37,6 +38,20 @@ check "exited-said" "no word of the exited grandchild: $(tr '\n' '|' <"$T/exited
     has_line "$T/exited.err" "^hsspy: warning: pid [0-9]+ \\(sh\\) used 0\\.[0-9]+ s of CPU while recorded, $WORD: the busiest, pid [0-9]+, has exited; profile it directly, hsspy record -- $CH 1$"
 check "exited-last-line" "the last line is not record's: $(tail -n 1 "$T/exited.err")" \
     has_line <(tail -n 1 "$T/exited.err") '^hsspy: recorded '
+
+# The same word in the report, also of a raw file read back later.
+"$HSSPY" record -F 99 -f raw -o "$T/exited.raw" -- sh -c "sh -c '$CH 1 >/dev/null; true'; true" \
+    >/dev/null 2>"$T/raw.err"
+check_status "raw-exit-status" $? "$T/raw.err"
+"$HSSPY" report -q "$T/exited.raw" >"$T/raw.report" 2>"$T/raw-report.err"
+check_status "raw-report-status" $? "$T/raw-report.err"
+said=$(sed -n 's/^hsspy: warning: \(pid [0-9]* (sh) used .*\)/\1/p' "$T/raw.err")
+check "raw-report-children" "report's children line is not the warning '$said': $(grep -n 'children' "$T/raw.report" | head -n 2 | tr '\n' '|')" \
+    test -n "$said" -a "$(sed -n 's/^  children:  //p' "$T/raw.report")" = "$said"
+"$HSSPY" record -q -F 99 -f report -o "$T/self.report" -- "$CH" 0.5 >/dev/null 2>"$T/self-report.err"
+check_status "self-report-status" $? "$T/self-report.err"
+check "self-report-silent" "a children line for a program with none" \
+    lacks_line "$T/self.report" '^  children:'
 
 # Children too short-lived for any look (one a second): their time is
 # their parent's once it has waited for them, and counted so.
