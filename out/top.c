@@ -499,6 +499,8 @@ char *top__render(const struct top *v, const struct profile *p, const struct top
          o->keys ? o->keys : "");
     if (ghc && !o->threads)
         tags_line(&sc, o, all, "");
+    if (p->children[0])
+        line(&sc, "%s", p->children);
     line(&sc, "%s", "");
     if (FIG(o, all, w_all, n_all) <= 0) {
         line(&sc, "waiting for samples...");

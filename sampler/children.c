@@ -208,6 +208,24 @@ void children__totals(const struct children *k, uint64_t *own, uint64_t *kids,
     *kids = k->ok ? since(sum, off) : 0;
 }
 
+bool children__brief(const struct children *k, char *buf, size_t size)
+{
+    uint64_t own, kids, cpu, reaped, started;
+    const struct child *b;
+    long hz = sysconf(_SC_CLK_TCK);
+    children__totals(k, &own, &kids, &b);
+    if (hz <= 0 || kids <= own)
+        return false;
+    bool gone = b && (b->gone || !stat_of(b->pid, &cpu, &reaped, &started) ||
+                      started != b->started);
+    int n = snprintf(buf, size, "child processes %.2f s of CPU, pid %d itself %.2f s: not sampled",
+                     (double)kids / (double)hz, (int)k->pid, (double)own / (double)hz);
+    if (b && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "; the busiest, pid %d%s: %s", (int)b->pid,
+                 gone ? " (exited)" : "", b->cmd);
+    return true;
+}
+
 bool children__verdict(const struct children *k, uint64_t duration_ns, const char *comm,
                        char *buf, size_t size)
 {

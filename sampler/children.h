@@ -68,4 +68,10 @@ void children__totals(const struct children *k, uint64_t *own, uint64_t *kids,
 bool children__verdict(const struct children *k, uint64_t duration_ns, const char *comm,
                        char *buf, size_t size);
 
+/* The same in a few words, for a line of top's header ("child processes
+ * 3.18 s of CPU, pid 2282 itself 0.00 s: not sampled; the busiest, pid
+ * 2283: ./ring"): true when the descendants used more CPU than the target
+ * since the start, whatever the share. */
+bool children__brief(const struct children *k, char *buf, size_t size);
+
 #endif

@@ -113,7 +113,7 @@ struct recorder {
     uint64_t tp_looked_ns; /* when learn_thread_pointers last read the Tasks */
     bool stopped; /* by a signal, or by the live view */
     /* The target's child processes, which are not sampled: their CPU time
-     * against its own (record, not top nor dump). The target's tids for
+     * against its own (record and top, not dump). The target's tids for
      * their looks. */
     bool watch_children;
     bool kids_at_exit; /* (looked at as the main thread exits) */
@@ -863,6 +863,9 @@ static enum live_action live_refresh(struct recorder *r)
         }
     if (r->rts.ghc)
         profile__name_roles(p);
+    /* (Where the time goes instead, since the start: a launcher's children.) */
+    if (!children__brief(&r->kids, p->children, sizeof p->children))
+        p->children[0] = 0;
     uint64_t now = tracee__now_ns();
     enum live_action a = r->o->live->refresh(r->o->live->arg, p, now - r->t0_ns);
     profile__drop_samples(p);
@@ -1302,7 +1305,7 @@ int record__run(const struct record_opts *o)
      * the target's symbols, which at a low rate would count for more than
      * the sampling). */
     r.cpu0_ns = self_cpu_ns();
-    r.watch_children = !o->snapshot && !o->live;
+    r.watch_children = !o->snapshot;
     if (r.watch_children)
         children__start(&r.kids, pid, r.kid_tids, target_tids(&r), tracee__now_ns());
     if (o->snapshot) {

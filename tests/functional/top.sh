@@ -2,7 +2,7 @@
 # header, `leaf` leading the functions of a two-thread C program by own
 # share, the per-thread view with each thread's own section, a screen that
 # follows a resize and is not stopped by Ctrl-S, and a GHC program's tag
-# mix; --nonblocking too. q, Ctrl-C and SIGTERM each end it with status 0, the terminal's
+# mix; --nonblocking too; a launcher's child processes said in the header. q, Ctrl-C and SIGTERM each end it with status 0, the terminal's
 # modes as they were, the alternate screen left (the shell shows again),
 # and the target running, not traced, and exiting normally later. On a
 # terminal that takes no output it does not block (SIGTERM still ends it
@@ -164,6 +164,8 @@ else
     check "header-rate" "second line: $(sed -n 2p "$T/screen")" \
         grep -E -q '^rate 99 Hz asked, [0-9.]+ Hz achieved \| [0-9]+ samples \| [0-9.]+ s \|' "$T/screen"
     check "function-list" "no column header: $(shown)" grep -q '^  OWN%  TOTAL%  FUNCTION$' "$T/screen"
+    check "no-children-line" "a line of children for a program without: $(shown)" \
+        lacks_line "$T/screen" '^child processes '
     read -r own total <<<"$(shares_of leaf "$T/screen")"
     if [ -n "${own:-}" ] && ge "$own" 80 && ge "$total" 80 &&
         [ "$(awk '$1 ~ /^[0-9.]+$/ && NF == 3 { print $3; exit }' "$T/screen")" = leaf ]; then
@@ -258,6 +260,23 @@ else
     ended sigterm "$g"
 fi
 
+# 4. A launcher whose child does the work: a header line says so and
+# names the child.
+bg sh -c "\"$W/chains\" 8 >/dev/null; true"
+l=$!
+if ! run_top launcher -p "$l"; then
+    fail "launcher-started" "no hsspy top screen within 10 s: $(shown)"
+else
+    # (The line is cut at the pane's width: the busiest by its pid.)
+    wait_screen "^child processes [0-9.]+ s of CPU, pid $l itself [0-9.]+ s: not sampled; the busiest, pid [0-9]+: " 6
+    kid=$(sed -n "s/^child processes .*, pid $l itself .* the busiest, pid \([0-9]*\): .*/\1/p" "$T/screen")
+    check "launcher-children-line" "no line of the children: $(shown)" test -n "$kid"
+    check "launcher-busiest" "the busiest, pid '$kid', runs '$(tr '\0' ' ' <"/proc/${kid:-0}/cmdline" 2>/dev/null)'" \
+        test "$(tr '\0' ' ' <"/proc/${kid:-0}/cmdline" 2>/dev/null)" = "$W/chains 8 "
+    tm send-keys -t top q 2>/dev/null
+    ended launcher "$l"
+fi
+
 # The stuck terminal's verdict.
 wait "$stuck"
 out=$(cat "$T/stuck.out")
@@ -280,3 +299,5 @@ if [ -n "$prog" ]; then
 fi
 wait "$c"
 check_status "target-c-exits-normally" $?
+wait "$l"
+check_status "launcher-exits-normally" $?

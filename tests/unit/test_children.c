@@ -66,6 +66,9 @@ TEST(verdict)
     CHECK_EQ_STR(buf, "pid 100 (sh) used 0.10 s of CPU while recorded, its child processes "
                       "2.00 s, which hsspy does not sample: the busiest, pid 1073741808, has "
                       "exited; profile it directly, hsspy record -- ./prog +RTS -N2");
+    CHECK(children__brief(&k, buf, sizeof buf));
+    CHECK_EQ_STR(buf, "child processes 2.00 s of CPU, pid 100 itself 0.10 s: not sampled; the "
+                      "busiest, pid 1073741808 (exited): ./prog +RTS -N2");
     /* Still there (this very process, started when it did): by pid. */
     char path[64], stat[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)getpid());
@@ -87,11 +90,19 @@ TEST(verdict)
              "with hsspy record -p %d",
              (int)getpid(), (int)getpid());
     CHECK_EQ_STR(buf, want);
+    /* top's few words, whatever the share of the time. */
+    CHECK(children__brief(&k, buf, sizeof buf));
+    snprintf(want, sizeof want,
+             "child processes 2.00 s of CPU, pid 100 itself 0.10 s: not sampled; the busiest, "
+             "pid %d: ./prog +RTS -N2",
+             (int)getpid());
+    CHECK_EQ_STR(buf, want);
     /* Under a tenth of one CPU over the recording: not a word. */
     CHECK(!children__verdict(&k, 25000000000u, "sh", buf, sizeof buf));
     /* No more than the target's own: not a word. */
     k.own = (uint64_t)hz * 2;
     CHECK(!children__verdict(&k, 4000000000u, "sh", buf, sizeof buf));
+    CHECK(!children__brief(&k, buf, sizeof buf));
     /* None seen with time of its own. */
     k.own = 0;
     k.c[0].cpu = 0;
