@@ -101,6 +101,11 @@ static int write_dump(const struct profile *p, const struct out_opts *o, FILE *f
         for (uint32_t k = 0; k < n; k++)
             frame_line(p, (int)k, ids[k], f);
     }
+    if (p->nkids)
+        fprintf(f, "\nchild processes (not in this dump; hsspy dump -p PID for one):\n");
+    for (size_t i = 0; i < p->nkids; i++)
+        fprintf(f, "  pid %d (child of %d): %s\n", (int)p->kids[i].pid, (int)p->kids[i].parent,
+                p->kids[i].cmd);
     return 0;
 }
 

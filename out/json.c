@@ -68,7 +68,15 @@ static int write_json(const struct profile *p, const struct out_opts *o, FILE *f
         str(f, p->ghc_version);
     else
         fputs("null", f);
-    fputs(",\n  \"threads\": [", f);
+    /* (Child processes, not in the dump: to dump one by its pid.) */
+    fputs(",\n  \"children\": [", f);
+    for (size_t i = 0; i < p->nkids; i++) {
+        fprintf(f, "%s{\"pid\": %d, \"parent\": %d, \"command\": ", i ? ", " : "",
+                (int)p->kids[i].pid, (int)p->kids[i].parent);
+        str(f, p->kids[i].cmd);
+        fputc('}', f);
+    }
+    fputs("],\n  \"threads\": [", f);
     struct prof_iter it;
     struct prof_sample smp;
     if (profile__iter(p, &it) < 0)

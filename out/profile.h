@@ -181,6 +181,14 @@ struct profile {
     struct prof_module *modules;
     size_t nmodules;
 
+    /* A dump's word on the process's child processes, which it does not
+     * dump: each one's pid, parent and command. */
+#define PROF_CHILDREN 16
+    struct prof_child {
+        pid_t pid, parent;
+        char cmd[128];
+    } kids[PROF_CHILDREN];
+    size_t nkids;
     struct prof_green *green; /* every Haskell thread (dumps only) */
     size_t ngreen;
     char green_short[96];  /* ... why there may be more ("": there are not) */

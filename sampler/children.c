@@ -71,7 +71,7 @@ static struct child *room(struct children *k)
 }
 
 /* A child seen at this look: followed from now on (if there is room). */
-static void seen(struct children *k, pid_t pid, bool start)
+static void seen(struct children *k, pid_t pid, pid_t parent, bool start)
 {
     uint64_t cpu, reaped, started;
     if (pid == k->pid || tracked(k, pid))
@@ -83,8 +83,8 @@ static void seen(struct children *k, pid_t pid, bool start)
         return; /* (its time is counted all the same once it is waited for) */
     if (c == &k->c[k->n])
         k->n++;
-    *c = (struct child){.pid = pid, .started = started, .at_start = start, .cpu = cpu,
-                        .reaped = reaped};
+    *c = (struct child){.pid = pid, .parent = parent, .started = started, .at_start = start,
+                        .cpu = cpu, .reaped = reaped};
     if (start) {
         c->cpu0 = cpu;
         c->reaped0 = reaped;
@@ -101,7 +101,7 @@ static void children_of(struct children *k, pid_t pid, const pid_t *tids, size_t
     for (size_t j = 0; j < ntids && *budget > 0; j++, (*budget)--) {
         int n = proc__children(pid, tids[(from + j) % ntids], kids, 64);
         for (int i = 0; i < n && i < 64; i++)
-            seen(k, kids[i], start);
+            seen(k, kids[i], pid, start);
     }
 }
 

@@ -25,7 +25,7 @@
 #define CHILDREN_MAX 16
 
 struct child {
-    pid_t pid;
+    pid_t pid, parent;
     uint64_t started;      /* its start time (with the pid, which process) */
     bool at_start;         /* there when the recording began: */
     uint64_t cpu0, reaped0; /* ... its CPU times then (else 0) */

@@ -1310,6 +1310,14 @@ int record__run(const struct record_opts *o)
         children__start(&r.kids, pid, r.kid_tids, target_tids(&r), tracee__now_ns());
     if (o->snapshot) {
         snapshot(&r);
+        /* Its child processes, which a dump leaves out: named. */
+        children__start(&r.kids, pid, r.kid_tids, target_tids(&r), tracee__now_ns());
+        for (size_t i = 0; i < r.kids.n && r.p.nkids < PROF_CHILDREN; i++) {
+            struct prof_child *pc = &r.p.kids[r.p.nkids++];
+            pc->pid = r.kids.c[i].pid;
+            pc->parent = r.kids.c[i].parent;
+            memcpy(pc->cmd, r.kids.c[i].cmd, sizeof pc->cmd);
+        }
     } else {
         r.p.realtime = o->realtime && realtime(true);
         if (o->realtime && !r.p.realtime)

@@ -3,8 +3,9 @@
 # recording of a process waiting. record then says how much CPU the
 # children took against the target, and names the busiest (to attach to,
 # or to run directly once it has exited), on standard error and in the
-# report (of a raw file too); it says nothing when the target did the work
-# itself.
+# report (of a raw file too; top's header line is tested in top.sh); it
+# says nothing when the target did the work itself. A dump of a launcher lists its children,
+# to dump one instead.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -79,3 +80,29 @@ pkill -P "$sh_pid" 2>/dev/null
 check_status "self-exit-status" $? "$T/self.err"
 check "self-silent" "a word of children: $(tr '\n' '|' <"$T/self.err")" \
     lacks_line "$T/self.err" 'child processes'
+
+# A dump of a launcher names its children (to dump one instead), as text
+# and as JSON; a program without has no such section.
+bg sh -c "\"$CH\" 4 >/dev/null; true"
+sh_pid=$!
+kid=""
+for i in $(seq 1 50); do
+    kid=$(cat "/proc/$sh_pid/task/$sh_pid/children" 2>/dev/null | tr -d ' ')
+    [ -n "$kid" ] && [ "$(tr '\0' ' ' <"/proc/$kid/cmdline" 2>/dev/null)" = "$CH 4 " ] && break
+    sleep 0.1
+done
+"$HSSPY" dump -q -p "$sh_pid" >"$T/dump.txt" 2>"$T/dump.err"
+check_status "dump-exit-status" $? "$T/dump.err"
+check "dump-children" "no child pid $kid in the dump: $(grep -A3 '^child processes' "$T/dump.txt" | tr '\n' '|')" \
+    grep -q "^  pid $kid (child of $sh_pid): $CH 4\$" "$T/dump.txt"
+"$HSSPY" dump -q --json -p "$sh_pid" >"$T/dump.json" 2>"$T/dump-json.err"
+check_status "dump-json-exit-status" $? "$T/dump-json.err"
+check "dump-json-children" "no child $kid in the JSON: $(head -c 300 "$T/dump.json")" \
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if {'pid': int(sys.argv[2]), 'parent': int(sys.argv[3]), 'command': sys.argv[4]} in d['children'] else 1)" \
+    "$T/dump.json" "${kid:-0}" "$sh_pid" "$CH 4"
+pkill -P "$sh_pid" 2>/dev/null
+bg "$CH" 2 >/dev/null
+"$HSSPY" dump -q --json -p $! >"$T/self.json" 2>"$T/self-json.err"
+check_status "dump-self-exit-status" $? "$T/self-json.err"
+check "dump-self-no-children" "children listed for a program without: $(head -c 300 "$T/self.json")" \
+    python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['children'] == [] else 1)" "$T/self.json"
