@@ -71,7 +71,8 @@ struct last_sample {
 #define MAX_EXECS 8
 
 /* A dump's Haskell threads, at most; and how many times it looks, when
- * it finds the runtime in the middle of a garbage collection. */
+ * it finds the runtime in the middle of a garbage collection (or a list
+ * of them in the middle of a change). */
 #define DUMP_TSOS 20000
 #define DUMP_TRIES 20
 
@@ -113,8 +114,8 @@ struct recorder {
     uint64_t tp_looked_ns; /* when learn_thread_pointers last read the Tasks */
     bool stopped; /* by a signal, or by the live view */
     /* The target's child processes, which are not sampled: their CPU time
-     * against its own (record and top, not dump). The target's tids for
-     * their looks. */
+     * against its own (record and top; a dump only names them). The
+     * target's tids for their looks. */
     bool watch_children;
     bool kids_at_exit; /* (looked at as the main thread exits) */
     struct children kids;
@@ -751,7 +752,8 @@ static void snapshot(struct recorder *r)
     for (size_t i = 0; i < r->t.n; i++)
         live += r->t.th[i].run != TT_GONE;
     /* Room for every Haskell thread's stack too (a TSO, its chunk's
-     * header and live part, a black hole's owner: about 4 ranges each). */
+     * header and live part, a black hole's owner: about 4 ranges each; 6
+     * for a chunk or two more). */
     if (capture__reserve(&r->cap, live + 1,
                          r->rts.usable ? (live + 1) * 80 * 1024 + (64u << 20) : 0,
                          r->rts.usable ? 6 * DUMP_TSOS : 0) < 0)
