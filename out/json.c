@@ -118,10 +118,10 @@ static int write_json(const struct profile *p, const struct out_opts *o, FILE *f
             fprintf(f, ", \"black_hole_owner\": %" PRIu64, g->owner_id);
         /* (Running: its stack is its OS thread's, in "threads".) */
         pid_t on = profile__green_runner(p, g);
-        if (on)
+        if (on) {
             fprintf(f, ", \"on_thread\": %d, \"frames\": []}", (int)on);
-        if (on)
             continue;
+        }
         fputs(",\n     ", f);
         frames(p, g->stack, f);
         fputc('}', f);

@@ -86,7 +86,7 @@ struct prof_green {
     uint64_t owner_id;    /* blocked on a black hole: the thread evaluating it */
     char label[64];
     uint32_t stack;       /* its STG frames (a stack id) */
-    uint64_t tso;
+    uint64_t tso;         /* its TSO's address (profile__green_runner) */
 };
 
 /* An object file that frames were found in, as it was mapped: for formats
@@ -136,7 +136,7 @@ struct profile {
     uint64_t beyond_copy;  /* samples whose C stack went deeper than the copy: the rest
                             * read from the program after it resumed */
     /* record's word on the target's child processes, when they used more
-     * CPU than it ("": no word). */
+     * CPU than it (top's few words while it runs; "": no word). */
     char children[400];
     uint64_t preempt;      /* samples of threads waiting for a CPU since they were
                             * preempted, from that switch's registers: not stopped */
