@@ -765,15 +765,17 @@ static void snapshot(struct recorder *r)
         capture__begin(&r->cap);
         r->cap.t_ns = tracee__now_ns();
         learn_thread_pointers(r, r->cap.t_ns);
+        r->t.hold_born = true; /* (and each new thread, while the others are held) */
         tracee__interrupt(&r->t, false);
         capture_blocked(r);
         tracee__collect(&r->t, tracee__now_ns() + 1000000000u, 1000000000u, &sig);
         for (size_t i = 0; i < r->t.n; i++)
-            if (r->t.th[i].run == TT_HELD)
+            if (r->t.th[i].run == TT_HELD && !r->t.th[i].held_born)
                 on_stop(r, &r->t.th[i]);
         if (r->rts.usable)
             ntsos = green__capture(&r->rts, r->t.pid, &r->cap.img, tsos, DUMP_TSOS, &why);
         tracee__resume_held(&r->t);
+        r->t.hold_born = false;
         /* In the middle of a garbage collection the runtime's lists of its
          * threads are being rebuilt, and their stacks moved (or a list was
          * caught in the middle of a change): let it finish, and look

@@ -369,6 +369,7 @@ static void resume(struct tracee *t, struct tthread *th)
     int sig = th->pending_sig;
     th->pending_sig = 0;
     th->want = false;
+    th->held_born = false;
     th->resumed_ns = tracee__now_ns();
     if (ptrace(PTRACE_CONT, th->tid, 0, (void *)(long)sig) < 0) {
         if (errno == ESRCH) {
@@ -551,6 +552,11 @@ void tracee__handle(struct tracee *t, pid_t tid, int status)
              * stack holds its start arguments; unwinding them is noise.) */
             th->born = false;
             th->want = false;
+            if (t->hold_born) {
+                th->run = TT_HELD;
+                th->held_born = true;
+                return;
+            }
             resume(t, th);
             return;
         }

@@ -160,6 +160,7 @@ struct tthread {
     uint8_t nhard;
     uint64_t fs_base; /* its thread pointer, once seen in a stop (0: unknown) */
     bool born;        /* a new thread (clone child) whose first stop is to come */
+    bool held_born;   /* held at that first stop (t->hold_born): nothing to capture */
     bool exiting;     /* stopped on its way out (PTRACE_EVENT_EXIT) */
     /* Ticks that went by while the thread was interrupted but had not
      * stopped yet (waiting for a CPU). It cannot have run in between, so its
@@ -249,6 +250,12 @@ struct tracee {
     long machine_running; /* threads running on the machine at the last interrupt
                            * (0: not read, the target's own took every CPU) */
     bool collecting; /* inside tracee__collect (stops then are on time) */
+    /* Set by the caller for a dump: a thread born while the others are
+     * held is held at its first stop too (until tracee__resume_held), not
+     * let run alone through what the dump reads (the nonmoving
+     * collector's mark thread, started by a collection just before the
+     * stop, moves the runtime's threads from list to list). */
+    bool hold_born;
     /* A wait for any tracee has found nothing since the last SIGCHLD was
      * taken: every event since has its SIGCHLD still pending, so a wait
      * for events may sleep without looking first (each look is a system
