@@ -62,6 +62,25 @@ check_copied() {
         copied_whole "$2" "${3:-}"
 }
 
+# raw_reports RAW PREFIX ERR: PREFIX.folded and PREFIX.report written from
+# the raw file RAW (their errors appended to ERR).
+raw_reports() {
+    "$HSSPY" report -f folded -o "$2.folded" "$1" 2>>"$3"
+    "$HSSPY" report -f report -o "$2.report" "$1" 2>>"$3"
+}
+
+# check_rooted NAME FOLDED LEAF ROOTED MIN WHAT: at least MIN samples of
+# FOLDED have a frame matching LEAF, and every one of them is a line
+# matching ROOTED (WHAT says which, in the failure, with the others).
+check_rooted() {
+    local name=$1 f=$2 leaf=$3 rooted=$4 min=$5 what=$6 all n
+    grep -E -- "$leaf" "$f" >"$f.leaf" || true
+    all=$(total_count "$f.leaf")
+    n=$(count_matching "$f.leaf" "$rooted")
+    check "$name" "$n of $all samples in $what: $(grep -Ev -- "$rooted" "$f.leaf" | sort -t' ' -k2 -rn | head -n 4 | cut -c1-250 | tr '\n' '|')" \
+        test "$all" -ge "$min" -a "$n" -eq "$all"
+}
+
 bg() { "$@" & BG_PIDS="$BG_PIDS $!"; }
 
 # Wait until FILE has a line matching REGEX (up to 10 s).

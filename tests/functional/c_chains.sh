@@ -194,13 +194,10 @@ check_copied "stdio-copy-enough" "$T/stdio.report"
 # outer frames late, a few of them cut short.)
 "$HSSPY" record -q -F 999 -d 1.5 -f raw -o "$T/deepcall.raw" -- "$W/deepcall" 2 >/dev/null 2>"$T/deepcall.err"
 check_status "deep-call-record" $? "$T/deepcall.err"
-"$HSSPY" report -f folded -o "$T/deepcall.folded" "$T/deepcall.raw" 2>>"$T/deepcall.err"
-"$HSSPY" report -f report -o "$T/deepcall.report" "$T/deepcall.raw" 2>>"$T/deepcall.err"
-grep -E '(^|;)deep_frame(;|$| )' "$T/deepcall.folded" >"$T/deep" || true
-all=$(total_count "$T/deep")
-rooted=$(count_matching "$T/deep" '^_start;__libc_start_main;__libc_start_call_main;main;call_[ab];deep_frame(;[_a-z0-9]+)? [0-9]+$')
-check "deep-call-callers" "$rooted of $all samples in deep_frame under main;call_a or call_b: $(grep -Ev '^_start;__libc_start_main;__libc_start_call_main;main;call_[ab];' "$T/deep" | sort -t' ' -k2 -rn | head -n 4 | tr '\n' '|')" \
-    test "$all" -ge 20 -a "$rooted" -eq "$all"
+raw_reports "$T/deepcall.raw" "$T/deepcall" "$T/deepcall.err"
+check_rooted "deep-call-callers" "$T/deepcall.folded" '(^|;)deep_frame(;|$| )' \
+    '^_start;__libc_start_main;__libc_start_call_main;main;call_[ab];deep_frame(;[_a-z0-9]+)? [0-9]+$' \
+    20 "deep_frame under main;call_a or call_b"
 check_copied "deep-call-copy-enough" "$T/deepcall.report"
 
 # C++ (cxx.cpp): frames named as in the source, demangled by libstdc++'s

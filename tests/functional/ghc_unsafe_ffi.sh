@@ -66,18 +66,16 @@ integers() { # SUITE CASE-PREFIX RTS
 # under a Haskell frame of another moment, GHC.Num's or the clock's; a
 # printf from an unsafe call, the runtime's errorBelch, was [invalid].)
 deep_call() { # SUITE CASE-PREFIX
-    local suite=$1 c=$2 prog all rooted
+    local suite=$1 c=$2 prog
     prog=$(hs_build "$suite" deepffi deepffi.hs deepffi_c.c -- -O1 -threaded -rtsopts) ||
         { fail "$c-build" "ghc could not build deepffi.hs"; return; }
     hs_record "$suite" /dev/null "$T/err" -q -F 999 -d 2 -f raw -o "$T/deep.raw" -- "$prog" 2.5
     check_status "$c-deep-call-record" $? "$T/err"
-    "$HSSPY" report -f folded -o "$T/deep.folded" "$T/deep.raw" 2>"$T/err"
-    "$HSSPY" report -f report -o "$T/deep.report" "$T/deep.raw" 2>>"$T/err"
-    grep -E ';deep_frame(;|$| )' "$T/deep.folded" >"$T/deep" || true
-    all=$(total_count "$T/deep")
-    rooted=$(count_matching "$T/deep" '^\[unsafe-ffi\];\[catch\];Main\.main[0-9]*;(Main\.[^;]+;)+deep_frame(;[_a-z0-9]+)? [0-9]+$')
-    check "$c-deep-call-callers" "$rooted of $all samples in deep_frame under main and Main's code alone: $(grep -Ev '^\[unsafe-ffi\];\[catch\];Main\.main[0-9]*;(Main\.[^;]+;)+deep_frame' "$T/deep" | sort -t' ' -k2 -rn | head -n 4 | cut -c1-250 | tr '\n' '|')" \
-        test "$all" -ge 15 -a "$rooted" -eq "$all"
+    : >"$T/err"
+    raw_reports "$T/deep.raw" "$T/deep" "$T/err"
+    check_rooted "$c-deep-call-callers" "$T/deep.folded" ';deep_frame(;|$| )' \
+        '^\[unsafe-ffi\];\[catch\];Main\.main[0-9]*;(Main\.[^;]+;)+deep_frame(;[_a-z0-9]+)? [0-9]+$' \
+        15 "deep_frame under main and Main's code alone"
     check_copied "$c-deep-call-copy-enough" "$T/deep.report"
 }
 
