@@ -208,28 +208,34 @@ void children__totals(const struct children *k, uint64_t *own, uint64_t *kids,
     *kids = k->ok ? since(sum, off) : 0;
 }
 
+/* Has c exited (gone at a look, or since: its pid is no more, or another
+ * process's)? */
+static bool exited(const struct child *c)
+{
+    uint64_t cpu, reaped, started;
+    return c->gone || !stat_of(c->pid, &cpu, &reaped, &started) || started != c->started;
+}
+
 bool children__brief(const struct children *k, char *buf, size_t size)
 {
-    uint64_t own, kids, cpu, reaped, started;
+    uint64_t own, kids;
     const struct child *b;
     long hz = sysconf(_SC_CLK_TCK);
     children__totals(k, &own, &kids, &b);
     if (hz <= 0 || kids <= own)
         return false;
-    bool gone = b && (b->gone || !stat_of(b->pid, &cpu, &reaped, &started) ||
-                      started != b->started);
     int n = snprintf(buf, size, "child processes %.2f s of CPU, pid %d itself %.2f s: not sampled",
                      (double)kids / (double)hz, (int)k->pid, (double)own / (double)hz);
     if (b && n >= 0 && (size_t)n < size)
         snprintf(buf + n, size - (size_t)n, "; the busiest, pid %d%s: %s", (int)b->pid,
-                 gone ? " (exited)" : "", b->cmd);
+                 exited(b) ? " (exited)" : "", b->cmd);
     return true;
 }
 
 bool children__verdict(const struct children *k, uint64_t duration_ns, const char *comm,
                        char *buf, size_t size)
 {
-    uint64_t own, kids, started;
+    uint64_t own, kids;
     const struct child *b;
     long hz = sysconf(_SC_CLK_TCK);
     children__totals(k, &own, &kids, &b);
@@ -245,7 +251,7 @@ bool children__verdict(const struct children *k, uint64_t duration_ns, const cha
         snprintf(buf + n, size - (size_t)n,
                  "; profile the program they run directly (hsspy record -- PROGRAM ...), or "
                  "attach to one (-p PID)");
-    else if (b->gone || !stat_of(b->pid, &own, &kids, &started) || started != b->started)
+    else if (exited(b))
         snprintf(buf + n, size - (size_t)n,
                  ": the busiest, pid %d, has exited; profile it directly, "
                  "hsspy record -- %s",

@@ -8,9 +8,10 @@
  * work was elsewhere, and which process did it.
  *
  * A look, once a second while recording (0.1, 0.3, 0.7 and 1.5 s after
- * the start first, when a launcher starts its children), lists the children of the
- * target's threads and theirs (/proc/PID/task/TID/children) and reads
- * each one's CPU time (/proc/PID/stat). A child that exits and is waited
+ * the start first, when a launcher starts its children), lists the
+ * children of the target's threads and theirs
+ * (/proc/PID/task/TID/children) and reads each one's CPU time
+ * (/proc/PID/stat). A child that exits and is waited
  * for adds its time to its parent's (cutime, cstime), so the time of
  * children too short-lived for any look is counted as well.
  */

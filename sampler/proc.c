@@ -393,28 +393,11 @@ bool proc__syscall_breaks_on_stop(long nr)
     }
 }
 
-/* The next number field of a stat line, from p (spaces skipped). */
-static bool stat_number(const char **p, uint64_t *out)
+/* Skip n fields of a stat line, from p at a field (or the spaces before
+ * it) to the start of the field after them; false at the line's end. */
+static bool stat_skip(const char **p, int n)
 {
-    char *end;
-    while (**p == ' ')
-        (*p)++;
-    if (**p < '0' || **p > '9')
-        return false;
-    errno = 0;
-    unsigned long long n = strtoull(*p, &end, 10);
-    if (errno || (*end != ' ' && *end != '\n' && *end))
-        return false;
-    *out = n;
-    *p = end;
-    return true;
-}
-
-/* Skip to field `to` of a stat line, p at field `at` (or the spaces
- * before it). */
-static bool stat_skip(const char **p, int at, int to)
-{
-    for (; at < to; at++) {
+    for (; n > 0; n--) {
         while (**p == ' ')
             (*p)++;
         if (!**p)
@@ -422,7 +405,9 @@ static bool stat_skip(const char **p, int at, int to)
         while (**p && **p != ' ')
             (*p)++;
     }
-    return true;
+    while (**p == ' ')
+        (*p)++;
+    return **p != 0;
 }
 
 int proc__stat_cpu(const char *s, uint64_t *own, uint64_t *reaped, uint64_t *started)
@@ -432,14 +417,14 @@ int proc__stat_cpu(const char *s, uint64_t *own, uint64_t *reaped, uint64_t *sta
     if (!p)
         return -EINVAL;
     p++;
-    /* After the comm: state (field 3), ...; utime is field 14, stime,
-     * cutime, cstime follow, starttime is 22. */
-    if (!stat_skip(&p, 3, 14))
+    /* After the comm: state (field 3) to field 13; utime (14), stime,
+     * cutime, cstime; fields 18 to 21; starttime (22). */
+    if (!stat_skip(&p, 11))
         return -EINVAL;
     for (int k = 0; k < 4; k++)
-        if (!stat_number(&p, &v[k]))
+        if (!number(&p, 10, &v[k]))
             return -EINVAL;
-    if (!stat_skip(&p, 18, 22) || !stat_number(&p, started))
+    if (!stat_skip(&p, 4) || !number(&p, 10, started))
         return -EINVAL;
     *own = v[0] + v[1];
     *reaped = v[2] + v[3];
