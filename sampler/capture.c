@@ -305,6 +305,11 @@ void capture__remember(struct capture *c, struct tthread *th, const struct threa
         th->ahead[th->nahead].len = nt->len;
         th->nahead++;
     }
+    /* Kept now: the image's room for notes is the next capture's. (Room
+     * for a few threads' notes, not a tick's: with 200 threads read in a
+     * tick, all but the first 36 found theirs dropped, and read the
+     * runtime's words in a system call each, seven for one.) */
+    c->img.nnotes = tc->first_note;
 }
 
 void capture__thread(struct capture *c, pid_t pid, const struct tthread *th,

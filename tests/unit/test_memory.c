@@ -307,6 +307,53 @@ TEST(capture_read_ahead)
     munmap(map + 2 * pg, (size_t)pg * 2);
 }
 
+/* Every thread captured in a tick keeps the ranges its capture needed,
+ * however many threads there are: 200 threads blocked in short calls,
+ * each needing the runtime's seven (Task slot, Task, InCall, Capability,
+ * TSO, chunk header, live stack), read them at their next capture in one
+ * batch with the stack. (The image's room for notes held 256: from the
+ * 37th thread on, each kept none, and read them in seven calls.) */
+TEST(capture_read_ahead_many_threads)
+{
+    enum { THREADS = 200, RANGES = 7 };
+    static uint64_t words[THREADS][RANGES];
+    static struct tthread th[THREADS];
+    uint64_t stackword = 0x5eed, w;
+    struct capture c;
+    CHECK_EQ_INT(capture__init(&c, 512), 0);
+    CHECK_EQ_INT(capture__reserve(&c, THREADS, 0, THREADS * RANGES), 0);
+    capture__begin(&c);
+    for (int i = 0; i < THREADS; i++) {
+        th[i].tid = 1000 + i;
+        th[i].soft_sp = (uint64_t)(uintptr_t)&stackword;
+        struct thread_capture *tc = capture__soft(&c, getpid(), &th[i]);
+        CHECK(tc != NULL);
+        for (int k = 0; k < RANGES; k++)
+            memimg__note(&c.img, (uint64_t)(uintptr_t)&words[i][k], 8);
+        capture__remember(&c, &th[i], tc);
+        if (th[i].nahead != RANGES)
+            UNIT_FAIL("thread %d of %d kept %d of its %d ranges", i + 1, THREADS,
+                      (int)th[i].nahead, RANGES);
+    }
+    /* The next tick: each thread's ranges come in its one batch. */
+    capture__begin(&c);
+    for (int i = 0; i < THREADS; i++)
+        for (int k = 0; k < RANGES; k++)
+            words[i][k] = (uint64_t)(i * RANGES + k);
+    unsigned long calls = remote__calls();
+    for (int i = 0; i < THREADS; i++) {
+        struct thread_capture *tc = capture__soft(&c, getpid(), &th[i]);
+        CHECK(tc != NULL);
+        for (int k = 0; k < RANGES; k++) {
+            CHECK_EQ_INT(memimg__read_u64(&c.img, (uint64_t)(uintptr_t)&words[i][k], &w), 0);
+            CHECK_EQ_INT(w, (uint64_t)(i * RANGES + k));
+        }
+        capture__remember(&c, &th[i], tc);
+    }
+    CHECK_EQ_INT(remote__calls() - calls, THREADS);
+    capture__free(&c);
+}
+
 TEST(maps_parse)
 {
     struct maps m;
