@@ -132,6 +132,8 @@ struct profile {
     uint64_t soft_idle;    /* ... of them idle again where they were idle: nothing read */
     uint64_t soft_refused; /* blocked threads stopped after all (ran while read, or
                             * their Sp was in a register) */
+    uint64_t soft_again;   /* times one that ran while read was read again instead,
+                            * asleep in a call again */
     uint64_t soft_short;   /* samples without a stop whose unwind lacked registers */
     uint64_t beyond_copy;  /* samples whose C stack went deeper than the copy: the rest
                             * read from the program after it resumed */

@@ -159,6 +159,9 @@ static void header(const struct profile *p, FILE *f)
             fprintf(f, "; %" PRIu64 " times a blocked thread's call was named by the "
                        "registers it left its CPU with (the per-CPU events' samples of "
                        "switches), its /proc syscall file not read", p->calls_known);
+        if (p->soft_again)
+            fprintf(f, "; %" PRIu64 " times a thread that ran while it was read was read again, "
+                       "asleep in a call again", p->soft_again);
         if (p->soft_refused)
             fprintf(f, "; %" PRIu64 " were stopped after all (they ran while being read, or "
                        "their Haskell stack pointer was in a register)", p->soft_refused);

@@ -545,7 +545,10 @@ static void walk_captures(struct recorder *r)
  * one that ran while it was read, or whose STG stack pointer is in a
  * register (an unsafe foreign call that blocks), which /proc does not give.
  * Not a thread in a call a stop would break: it keeps its capture as is.
- * Returns how many threads were interrupted late. */
+ * One that ran while it was read but is asleep in a call again is read
+ * again (tracee__soft_again), up to SOFT_TRIES times more, before it is
+ * stopped. Returns how many threads were interrupted late. */
+#define SOFT_TRIES 2
 static int capture_blocked(struct recorder *r)
 {
     int late = 0;
@@ -562,14 +565,23 @@ static int capture_blocked(struct recorder *r)
             r->t.st.soft_breaking += th->soft_breaks;
             continue;
         }
-        struct memimg_mark mark = memimg__mark(&r->cap.img);
-        struct thread_capture *tc = capture__soft(&r->cap, r->t.pid, th);
+        struct memimg_mark mark;
+        struct thread_capture *tc;
+        bool still = false;
+        for (int tries = 0;; tries++) {
+            mark = memimg__mark(&r->cap.img);
+            if (!(tc = capture__soft(&r->cap, r->t.pid, th)))
+                break;
+            capture_rts(r, tc);
+            still = tracee__soft_held_still(&r->t, th);
+            if (still || th->soft_breaks || tries == SOFT_TRIES || !tracee__soft_again(&r->t, th))
+                break;
+            capture__drop_last(&r->cap, mark); /* (asleep in a call again: read again) */
+        }
         if (!tc)
             continue;
-        capture_rts(r, tc);
         /* (What the runtime says is worth reading only from a copy that
          * holds.) */
-        bool still = tracee__soft_held_still(&r->t, th);
         bool sp_reg = still && r->rts.usable &&
                       rts__sp_in_register(&r->rts, &tc->regs, &r->cap.img);
         if (!th->soft_breaks && (!still || sp_reg)) {
@@ -1386,6 +1398,7 @@ int record__run(const struct record_opts *o)
     r.p.soft_breaking = r.t.st.soft_breaking;
     r.p.soft_idle = r.t.st.soft_idle;
     r.p.soft_refused = r.t.st.soft_refused;
+    r.p.soft_again = r.t.st.soft_again;
     r.p.preempt = r.t.st.preempt_samples;
     r.p.preempt_refused = r.t.st.preempt_refused;
     r.p.calls_known = r.t.st.calls_known;

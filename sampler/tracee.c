@@ -238,11 +238,15 @@ static int counters_as(struct tracee *t, struct tthread *th, uint64_t *run_ns, u
     if (switches_known(t, th)) {
         if (!at_read)
             psample_set__peek(t->sw, peek_record, t);
-        if (t->sw_peek_lost)
-            return -1;
-        *run_ns = UINT64_MAX;
-        *slices = th->cs.ins + th->ins_peeked;
-        return 0;
+        if (!t->sw_peek_lost) {
+            *run_ns = UINT64_MAX;
+            *slices = th->cs.ins + th->ins_peeked;
+            return 0;
+        }
+        /* Records lost since the tick's read (many threads switching
+         * often): /proc tells, as when the tick's read lost some, until
+         * the next tick. (Those counters never equal the records': a
+         * thread compared across the loss has "run".) */
     }
     return proc__schedstat(th->sched_fd, run_ns, slices);
 }
@@ -1008,6 +1012,35 @@ bool tracee__soft_held_still(struct tracee *t, struct tthread *th)
     th->stop_base = true;
     th->stop_run_ns = run;
     th->stop_slices = slices;
+    return true;
+}
+
+/* Reading a blocked thread takes tens of microseconds, and a tick reads
+ * them one after another: in a program of many threads that block for
+ * short whiles, many run between the tick's look and their read, and
+ * stopping each (its call cut short, two switches, hsspy's wait) costs
+ * more than the reads. One that is asleep in a call again is looked at
+ * afresh instead, as the tick's look would have: its counters first, then
+ * its syscall file, so that if the counters still hold after the next
+ * read, the thread did not run since either. */
+bool tracee__soft_again(struct tracee *t, struct tthread *th)
+{
+    uint64_t run, slices, sp = 0, pc = 0, where = 0;
+    long nr = -1;
+    if (!th->soft || th->run != TT_RUNNING || th->want ||
+        counters(t, th, &run, &slices) < 0 ||
+        proc__syscall_fd(th->sys_fd, &nr, &sp, &pc, &where) != PROC_BLOCKED || nr < 0 ||
+        is_hard_pc(th, pc))
+        return false;
+    th->soft_breaks = proc__syscall_breaks_on_stop(nr);
+    th->soft_nr = nr;
+    th->soft_sp = sp;
+    th->soft_pc = pc;
+    th->soft_where = where;
+    th->soft_counted = true;
+    th->soft_run = run;
+    th->soft_slices = slices;
+    t->st.soft_again++;
     return true;
 }
 

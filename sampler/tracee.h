@@ -185,6 +185,7 @@ struct tracee_stats {
     unsigned long soft_breaking; /* ... of them in calls a stop would break */
     unsigned long soft_idle;     /* ... of them idle again, nothing read (idle_again) */
     unsigned long soft_refused;  /* marked soft, but stopped after all */
+    unsigned long soft_again;    /* ... read again instead: asleep in a call again */
     unsigned long calls_known;   /* looks at a blocked thread whose call the
                                   * registers of its switch to sleep named
                                   * (proc_calls), its syscall file not read */
@@ -349,6 +350,11 @@ int tracee__send(struct tracee *t);
  * so that they and the memory read since are of one instant; its sample
  * then settles on those counters. */
 bool tracee__soft_held_still(struct tracee *t, struct tthread *th);
+
+/* A thread marked soft whose capture did not hold (it ran while it was
+ * read): true if it is asleep in a call again, with its pc, sp and
+ * counters as of now, to be read again (else it is to be stopped). */
+bool tracee__soft_again(struct tracee *t, struct tthread *th);
 
 /* A thread marked soft sampled from where it is blocked alone, nothing
  * read (idle_again): its counters, read before its syscall file, are its

@@ -1,0 +1,93 @@
+# blocked_many - many threads blocked in short calls (a server's threads
+# in short reads, a program's safe foreign calls) are sampled without
+# stopping them, however long it takes to read them all. nappers runs 50
+# threads that each sleep 1 ms at a time: reading them one after another
+# takes long enough that many wake up and sleep again between the tick's
+# look at them and their turn to be read, and such a copy is not of one
+# instant. Each is then looked at again and, asleep in a call again, read
+# again (the report counts it), not stopped (a stop cuts its sleep short,
+# costs it two more switches and hsspy a wait): before, 2300 to 2900 of
+# some 7000 samples in a second and a half were stops. Checked from the
+# outside too: the threads' voluntary context switches stay one a nap,
+# give or take what they switch alone. Whether a thread ran while it was
+# read is told by the per-CPU events' switch records (which, with so many
+# switches, the rings lose at times: /proc tells then), then by /proc alone.
+. "$(dirname "$0")/../lib.sh"
+require_ptrace
+
+bg "$W/nappers" 50 60 >"$T/out"
+pid=$!
+wait_for_line "$T/out" '^ready$' || { fail "setup" "nappers did not start"; exit 0; }
+tids=$(for d in /proc/"$pid"/task/*; do
+    [ "$(cat "$d/comm" 2>/dev/null)" = nap ] && echo "${d##*/}"
+done)
+check "nap-threads" "nappers $pid has $(echo $tids | wc -w) threads named nap, not 50" \
+    test "$(echo $tids | wc -w)" -eq 50
+# Voluntary context switches of all nap threads.
+voluntary() {
+    local t n=0
+    for t in $tids; do
+        n=$((n + $(awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$pid/task/$t/status")))
+    done
+    echo "$n"
+}
+# naps N: the nappers' count, asked for with SIGUSR1.
+naps() {
+    local before
+    before=$(grep -c '^naps ' "$T/out")
+    kill -USR1 "$pid"
+    for _ in $(seq 200); do
+        [ "$(grep -c '^naps ' "$T/out")" -gt "$before" ] && break
+        sleep 0.01
+    done
+    grep '^naps ' "$T/out" | tail -n1 | cut -d' ' -f2
+}
+
+check_mode() {
+    local m=$1 v0 n0 v1 n1 alone dv dn ticks blocked again stopped all n
+    shift
+    # Their switches beyond one a nap over a second and a half alone.
+    v0=$(voluntary)
+    n0=$(naps)
+    sleep 1.5
+    n1=$(naps)
+    v1=$(voluntary)
+    alone=$(((v1 - v0) - (n1 - n0)))
+    [ "$alone" -lt 0 ] && alone=0
+
+    v0=$(voluntary)
+    n0=$(naps)
+    "$HSSPY" record -q --idle -F 100 -d 1.5 "$@" -f raw -o "$T/rec.raw" -p "$pid" 2>"$T/err"
+    check_status "$m-record" $? "$T/err"
+    n1=$(naps)
+    v1=$(voluntary)
+    dv=$((v1 - v0)) dn=$((n1 - n0))
+    "$HSSPY" report -f report -o "$T/report" "$T/rec.raw" 2>"$T/err" &&
+        "$HSSPY" report -f folded --threads --idle -o "$T/folded" "$T/rec.raw" 2>>"$T/err"
+    check_status "$m-report" $? "$T/err"
+    ticks=$(sed -n 's/.* \([0-9][0-9]*\) ticks.*/\1/p' "$T/report" | head -n1)
+    blocked=$(sed -n 's/^ *blocked: *\([0-9]*\) samples of threads blocked in a system call.*/\1/p' "$T/report")
+    again=$(sed -n 's/.*; \([0-9]*\) times a thread that ran while it was read was read again.*/\1/p' "$T/report")
+    stopped=$(sed -n 's/.*; \([0-9]*\) were stopped after all (they ran while being read.*/\1/p' "$T/report")
+    check "$m-ticks" "no tick count in the report: $(grep -m1 rate "$T/report")" test "${ticks:-0}" -ge 100
+    # Nearly every nap thread's sample is taken without a stop: 50 a tick.
+    check "$m-unstopped" "${blocked:-no} samples of blocked threads without a stop, ${stopped:-0} stopped after all, over ${ticks:-no} ticks: $(grep blocked: "$T/report")" \
+        test "${blocked:-0}" -ge $((ticks * 50 * 80 / 100)) -a "${stopped:-0}" -le $((${blocked:-0} / 20))
+    check "$m-read-again" "no thread that ran while it was read was read again: $(grep blocked: "$T/report")" \
+        test "${again:-0}" -ge 1
+    # One switch a nap, give or take: a stop adds two (before, some 5,500
+    # more than alone, against 300 to 1,000 now, of 72,000 naps).
+    check "$m-switches" "the nap threads were switched $dv times for $dn naps ($alone more than their naps alone over as long)" \
+        test "$dn" -gt 10000 -a "$dv" -le $((dn + alone + dn / 25))
+    # And the samples show where they sleep.
+    grep '(nap);' "$T/folded" >"$T/nap"
+    n=$(count_matching "$T/nap" ';start_thread;napper;nap_outer;nap_inner;clock_nanosleep( |;)')
+    all=$(total_count "$T/nap")
+    check "$m-stacks" "nap threads: $n of $all samples in napper;nap_outer;nap_inner;clock_nanosleep ($ticks ticks): $(sort -t' ' -k2 -rn "$T/nap" | head -n 3 | tr '\n' '|')" \
+        test "$all" -ge $((ticks * 50 * 95 / 100)) -a "$n" -ge $((all * 95 / 100))
+}
+check_mode records
+check_mode proc --no-perf-events
+
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null || true
