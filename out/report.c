@@ -58,6 +58,9 @@ static void header(const struct profile *p, FILE *f)
                        "near the thread's last stack pointers (%" PRIu64 " more read there, "
                        "then again where the registers said)",
                     p->pause_prefetched, p->pause_prefetch_missed);
+        if (p->pause_between)
+            fprintf(f, "; %" PRIu64 " resumed between reads of threads blocked in calls, not "
+                       "after them all", p->pause_between);
         fprintf(f, ")\n");
     }
     if (p->self_cpu_ns && p->duration_ns) {

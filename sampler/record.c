@@ -547,15 +547,28 @@ static void walk_captures(struct recorder *r)
  * Not a thread in a call a stop would break: it keeps its capture as is.
  * One that ran while it was read but is asleep in a call again is read
  * again (tracee__soft_again), up to SOFT_TRIES times more, before it is
- * stopped. Returns how many threads were interrupted late. */
+ * stopped, once all are read. Returns how many threads were interrupted
+ * late. */
 #define SOFT_TRIES 2
+/* The threads interrupted before (tracee__send) stop meanwhile: those
+ * that have are captured and resumed between two blocked threads, at
+ * least this often, not held stopped until all are read (200 threads
+ * blocked in safe calls: 3 ms a tick). */
+#define SOFT_TAKE_NS 20000u
 static int capture_blocked(struct recorder *r)
 {
     int late = 0;
+    uint64_t took = tracee__now_ns();
     for (size_t i = 0; i < r->t.n; i++) {
         struct tthread *th = &r->t.th[i];
         if (!th->soft)
             continue;
+        uint64_t now = tracee__now_ns();
+        if (now - took >= SOFT_TAKE_NS) {
+            tracee__take_stopped(&r->t);
+            took = now;
+            th = &r->t.th[i]; /* (a stop may have brought a new thread) */
+        }
         if (idle_again(r, th)) {
             /* (Sampled in tick, from where it is blocked alone.) */
             th->idle_again = true;
@@ -593,12 +606,23 @@ static int capture_blocked(struct recorder *r)
                 th->stale = true; /* --nonblocking: no stop */
                 continue;
             }
-            late += tracee__interrupt_late(&r->t, th);
+            th->soft_late = true;
             continue;
         }
         capture__remember(&r->cap, th, tc);
         r->t.st.soft_samples++;
         r->t.st.soft_breaking += th->soft_breaks;
+    }
+    /* Those that did not hold, stopped now: a thread interrupted as soon
+     * as it was found to have run stopped at once, and then waited
+     * stopped while the rest were read (200 threads blocked in safe
+     * calls: 1.2 ms, median). */
+    for (size_t i = 0; i < r->t.n; i++) {
+        struct tthread *th = &r->t.th[i];
+        if (th->soft_late) {
+            th->soft_late = false;
+            late += tracee__interrupt_late(&r->t, th);
+        }
     }
     return late;
 }
@@ -1410,6 +1434,7 @@ int record__run(const struct record_opts *o)
     r.p.cs_losses = r.t.st.cs_losses;
     r.p.cs_drains = r.t.st.sw_drains;
     r.p.pause_regs_ring = r.t.st.stop_regs_ring;
+    r.p.pause_between = r.t.st.stops_between;
     r.p.pause_prefetched = r.cap.pre_used;
     r.p.pause_prefetch_missed = r.cap.pre_missed;
     r.p.cs_busy = r.t.st.cs_busy;

@@ -1364,6 +1364,39 @@ static int poll_wanted(struct tracee *t, const pid_t *tids, size_t n)
     return got;
 }
 
+/* The tids of the threads still wanted, in t->ask (grown to hold them);
+ * NULL if it cannot be. */
+static pid_t *wanted_tids(struct tracee *t, size_t wanted, size_t *n)
+{
+    if (wanted > t->ask_cap) {
+        pid_t *a = realloc(t->ask, 2 * wanted * sizeof *a);
+        if (!a)
+            return NULL;
+        t->ask = a;
+        t->ask_cap = 2 * wanted;
+    }
+    *n = 0;
+    for (size_t i = 0; i < t->n && *n < wanted; i++)
+        if (t->th[i].want)
+            t->ask[(*n)++] = t->th[i].tid;
+    return t->ask;
+}
+
+int tracee__take_stopped(struct tracee *t)
+{
+    size_t wanted = count_wanted(t), n;
+    pid_t *tids = wanted > 0 ? wanted_tids(t, wanted, &n) : NULL;
+    if (!tids)
+        return 0;
+    t->collecting = true; /* (on time: within their tick) */
+    int got = poll_wanted(t, tids, n);
+    t->collecting = false;
+    if (got <= 0)
+        return 0; /* (-1, gone with an exec: collect finds out) */
+    t->st.stops_between += (unsigned long)got;
+    return got;
+}
+
 int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, int *sig_out)
 {
     sigset_t set;
@@ -1390,21 +1423,8 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
      * them, for asking one by one, cannot grow while we collect.) */
     pid_t *tids = NULL;
     size_t ntids = 0;
-    if (wanted > 0 && t->n > SCAN_PER_WANTED * wanted) {
-        if (wanted > t->ask_cap) {
-            pid_t *a = realloc(t->ask, 2 * wanted * sizeof *a);
-            if (a) {
-                t->ask = a;
-                t->ask_cap = 2 * wanted;
-            }
-        }
-        if (wanted <= t->ask_cap)
-            tids = t->ask;
-    }
-    if (tids)
-        for (size_t i = 0; i < t->n && ntids < wanted; i++)
-            if (t->th[i].want)
-                tids[ntids++] = t->th[i].tid;
+    if (wanted > 0 && t->n > SCAN_PER_WANTED * wanted)
+        tids = wanted_tids(t, wanted, &ntids);
     bool woken = false; /* by a SIGCHLD since the last look */
     /* An event handled that no SIGCHLD taken came with: its SIGCHLD is
      * most likely still pending. */

@@ -151,6 +151,10 @@ struct tthread {
      * program not GHC's without --idle, in any call), so idle there:
      * sampled from that, nothing read (record.c's idle_again). */
     bool idle_again;
+    /* This tick: marked soft, but its capture did not hold; interrupted
+     * once every blocked thread has been read (record.c's capture_blocked),
+     * not held stopped while the others are. */
+    bool soft_late;
     bool soft_counted;               /* its counters, read before the syscall file: */
     uint64_t soft_run, soft_slices;
     /* Where it was blocked when a capture without a stop lacked registers
@@ -180,6 +184,7 @@ struct tracee_stats {
     unsigned long threads_seen;
     unsigned long threads_exited;
     unsigned long late_stops;   /* stopped after its tick was over: captured then */
+    unsigned long stops_between; /* captured and resumed by tracee__take_stopped */
     unsigned long lost;         /* interrupted, but exited before it stopped */
     unsigned long soft_samples; /* sampled without a stop (see tthread.soft) */
     unsigned long soft_breaking; /* ... of them in calls a stop would break */
@@ -434,6 +439,13 @@ void tracee__on_stop(struct tracee *t, tracee_stop_fn fn, void *arg);
  * *sig_out (if not NULL). Returns the number of interrupted threads not
  * stopped yet. */
 int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, int *sig_out);
+
+/* Without waiting: capture and resume each interrupted thread that has
+ * stopped by now, asking each by its tid (a wait for any tracee walks them
+ * all). For work done while the stops come (record.c reads the blocked
+ * threads then), so that a thread does not wait stopped until it is over.
+ * Returns how many stopped. */
+int tracee__take_stopped(struct tracee *t);
 
 /* Resume every thread held (stopped with no on_stop capture set). */
 void tracee__resume_held(struct tracee *t);

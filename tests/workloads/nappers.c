@@ -1,6 +1,7 @@
 /* nappers - many threads ("nap") that nap over and over (1 ms sleeps, in
  * nap_inner under nap_outer), as a server's threads blocked in short
- * calls: nappers [THREADS [SECONDS]] (default 50 threads, 10 s). Each runs
+ * calls, and as many as asked ("busy") that spin in busy_work: nappers
+ * [THREADS [SECONDS [BUSY]]] (default 50 threads, 10 s, none busy). Each runs
  * between any two samples, and nearly always sleeps when one is taken;
  * reading them all one after another takes long enough that many wake up
  * and sleep again before their turn. Prints "ready" once every thread has
@@ -40,6 +41,21 @@ __attribute__((noinline)) static void nap_outer(void)
     __asm__ volatile("" ::: "memory"); /* not a tail call */
 }
 
+__attribute__((noinline)) static void busy_work(void)
+{
+    for (volatile unsigned long i = 0; i < 1000000; i++)
+        ;
+}
+
+static void *busy(void *arg)
+{
+    (void)arg;
+    pthread_setname_np(pthread_self(), "busy");
+    for (;;)
+        busy_work();
+    return NULL;
+}
+
 static void *napper(void *arg)
 {
     (void)arg;
@@ -55,7 +71,13 @@ int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 50;
     double secs = argc > 2 ? atof(argv[2]) : 10;
+    int busies = argc > 3 ? atoi(argv[3]) : 0;
     signal(SIGUSR1, on_usr1);
+    for (int i = 0; i < busies; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, busy, NULL) != 0)
+            return 1;
+    }
     for (int i = 0; i < threads; i++) {
         pthread_t t;
         if (pthread_create(&t, NULL, napper, NULL) != 0)
