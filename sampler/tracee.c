@@ -608,6 +608,10 @@ static int wait_signal(struct tracee *t, const sigset_t *set, uint64_t left_ns)
  * rings: a shorter one ends before a ring sized by the tick fills (see
  * psample__switch_pages), and its poll would cost more than a sleep. */
 #define TT_DRAIN_WAIT_NS 20000000u
+/* ... and any wait, for this many ticks after one whose read found
+ * records lost: the rings are too small for how often the threads
+ * switch. */
+#define TT_LOSSY_TICKS 100
 
 /* The records of t->sw since its last read, folded into each thread (the
  * peeked ones counted again now), and their room freed where they hold
@@ -671,7 +675,7 @@ static void drain_switches(struct tracee *t)
 static int wait_or_drain(struct tracee *t, const sigset_t *set, uint64_t left_ns)
 {
     struct psample_set *s = t->sw;
-    if (!s || t->no_drain || left_ns < TT_DRAIN_WAIT_NS)
+    if (!s || t->no_drain || (left_ns < TT_DRAIN_WAIT_NS && !t->sw_lossy))
         return wait_signal(t, set, left_ns);
     if (t->sig_fd == 0) {
         t->sig_fd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -1117,11 +1121,14 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
         t->sw_lost = t->sw_drain_lost; /* (records lost by a read since the tick) */
         t->sw_drain_lost = t->sw_peek_lost = false;
         read_switches(t);
+        if (t->sw_lossy)
+            t->sw_lossy--;
         if (t->sw_lost) {
             /* Switches unknown since the last tick: each thread may have
              * run (as cswitch__fold counts a loss), and where it is, /proc
              * tells until its next record. */
             t->st.cs_losses++;
+            t->sw_lossy = TT_LOSSY_TICKS;
             for (size_t i = 0; i < t->n; i++) {
                 t->th[i].cs.ins++;
                 t->th[i].cs.where = CS_UNKNOWN;

@@ -294,6 +294,10 @@ struct tracee {
     struct pollfd *pfd;
     int sig_fd;
     bool sw_drain_lost, no_drain;
+    /* Ticks left to poll in every wait, however short: set when a tick's
+     * read found records lost (threads switching faster than the rings,
+     * sized by the tick, hold), so that a ring is read once half full. */
+    uint32_t sw_lossy;
     struct tracee_stats st;
 };
 
