@@ -144,7 +144,7 @@ demo:
 	@tests/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory hsspy $(B)/bench/raw_resize $(B)/bench/burn $(B)/bench/stopcost $(B)/workloads/waiters
+	@$(MAKE) --no-print-directory hsspy $(B)/bench/raw_resize $(B)/bench/burn $(B)/bench/stopcost $(B)/workloads/waiters $(B)/workloads/nappers
 	@tests/bench/bench.sh
 
 install: hsspy

@@ -48,7 +48,9 @@
 #     per-CPU context-switch records (where hsspy may watch every CPU), by
 #     a ring per thread (--per-thread-events), by /proc (--no-perf-events),
 #     and with --nonblocking by its sampling events' records; and on
-#     1000 idle threads at 1 kHz. Then an
+#     1000 idle threads at 1 kHz; on 50 threads blocked in 1 ms sleeps and
+#     a busy one (tests/workloads/nappers), at 100 Hz and 1 kHz, hsspy's
+#     CPU per tick, the stops a tick and their pause. Then an
 #     RSS_MINUTES-long recording (default 10) at 1 kHz of the same
 #     workload repeated without end (`hsspy record -p PID -f raw`): hsspy's
 #     peak RSS (the kernel's high-water mark for the whole run, writing
@@ -334,6 +336,41 @@ idle_nb100=$(idle_tick 100 --nonblocking) idle_nb1k=$(idle_tick 1000 --nonblocki
 idle_pt100=$(idle_tick 100 --per-thread-events) idle_pt1k=$(idle_tick 1000 --per-thread-events)
 idle_many1k=$(IDLE_N=1000 idle_tick 1000)
 
+# nap_figures HZ: on 50 threads sleeping 1 ms at a time and a busy one
+# (tests/workloads/nappers: blocked at nearly every tick, but run between
+# any two), 3 recordings of 3 s, medians: hsspy's CPU per tick, stops per
+# tick, the stopped threads' pause (median, p99), samples of blocked
+# threads per tick (taken without a stop).
+NAPPERS=$ROOT/build/workloads/nappers
+nap_figures() {
+    local i w
+    : >"$tmp/nap.figs"
+    for i in 1 2 3; do
+        "$NAPPERS" 50 5 1 >"$tmp/n.out" &
+        w=$!
+        for _ in $(seq 250); do grep -q ready "$tmp/n.out" && break; sleep 0.02; done
+        "$HSSPY" record -q --idle -F "$1" -d 3 -f report -o "$tmp/n.rep" -p "$w" >/dev/null
+        kill "$w" 2>/dev/null || true
+        wait "$w" 2>/dev/null || true
+        awk '
+            /^ *rate:/ { for (k = 1; k <= NF; k++) if ($k == "ticks,") t = $(k - 1) }
+            /per stopped thread:/ { for (k = 1; k <= NF; k++) {
+                if ($k == "median") m = $(k + 1); if ($k == "p99") q = $(k + 1)
+                if ($k == "stops)") s = substr($(k - 1), 2) } }
+            /of one CPU while recording/ { sub(/.*recording \(/, ""); u = $1 }
+            /^ *blocked:/ { b = $2 }
+            END { printf "%s %.1f %s %s %.1f\n", u, s / t, m, q, b / t }' "$tmp/n.rep" >>"$tmp/nap.figs"
+    done
+    local k out=""
+    for k in 1 2 3 4 5; do
+        out="$out $(awk -v k=$k '{ print $k }' "$tmp/nap.figs" | tr -d ',' | median)"
+    done
+    echo "$out"
+}
+say "hsspy on 50 threads blocked in short sleeps (load $(load))"
+read -r nap_us100 nap_stops100 nap_med100 nap_p99_100 nap_blk100 <<<"$(nap_figures 100)"
+read -r nap_us1k nap_stops1k nap_med1k nap_p99_1k nap_blk1k <<<"$(nap_figures 1000)"
+
 say "recording $RSS_MINUTES min at 1 kHz for the peak RSS (load $(load))"
 "$BENCH" "$SCALE" 0 +RTS -N2 -RTS >/dev/null &
 bg_pid=$!
@@ -501,6 +538,11 @@ printf '     records, no event per thread) %s us at 100 Hz, %s us at 1 kHz; with
     "$idle_nb100" "$idle_nb1k"
 printf '     (--per-thread-events) %s us at 100 Hz, %s us at 1 kHz\n' "$idle_pt100" "$idle_pt1k"
 printf '   the same with 1000 idle threads: %s us at 1 kHz\n' "$idle_many1k"
+printf '   50 threads sleeping 1 ms at a time and a busy one (nappers; --idle): hsspy per tick\n'
+printf '     %s us at 100 Hz, %s us at 1 kHz; stops a tick %s and %s (pause median %s and %s us,\n' \
+    "$nap_us100" "$nap_us1k" "$nap_stops100" "$nap_stops1k" "$nap_med100" "$nap_med1k"
+printf '     p99 %s and %s); samples of blocked threads taken without a stop, a tick: %s and %s\n' \
+    "$nap_p99_100" "$nap_p99_1k" "$nap_blk100" "$nap_blk1k"
 printf '   %s min recording at 1 kHz (hsspy record -p PID -f raw): peak RSS %.1f MB (goal <= 50: %s)\n' \
     "$RSS_MINUTES" "$(calc "$rss_kb / 1024")" "$(met "$rss_kb / 1024" "<=" 50)"
 printf '     rate %s Hz sustained, missed ticks %.2f%% (goal <= 1%%: %s), %s samples, hsspy %s%% of one CPU,\n' \
