@@ -93,6 +93,19 @@ wait_for_line() {
     return 1
 }
 
+# switches_alone SECONDS: for a test whose threads nap (one voluntary
+# context switch a nap), their switches beyond their naps over SECONDS
+# without hsspy, by the test's own `voluntary` and `naps` functions.
+switches_alone() {
+    local v0 n0 v1 n1
+    v0=$(voluntary)
+    n0=$(naps)
+    sleep "$1"
+    n1=$(naps)
+    v1=$(voluntary)
+    echo $(((v1 - v0) - (n1 - n0)))
+}
+
 # The /proc state letter of a pid ("" if gone).
 proc_state() { sed -n 's/^State:[[:space:]]*\([A-Za-z]\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 tracer_of() { sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null; }

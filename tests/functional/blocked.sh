@@ -69,16 +69,11 @@ record_unstopped() {
 # by its own (--per-thread-events), then with --no-perf-events by /proc
 # schedstat.
 check_mode() {
-    local m=$1 v0 n0 n1 v1 ticks n all blocked short told known
+    local m=$1 ticks n all blocked short told known
     shift
     # Its switches beyond one a nap over a second alone first: none on most
     # machines, but about 100 on a VM seen here.
-    v0=$(voluntary)
-    n0=$(naps)
-    sleep 1
-    n1=$(naps)
-    v1=$(voluntary)
-    alone=$(((v1 - v0) - (n1 - n0)))
+    alone=$(switches_alone 1)
     record_unstopped "$m" --idle "$@"
 
     "$HSSPY" report -f folded --threads --idle -o "$T/folded" "$T/rec.raw" 2>"$T/err"

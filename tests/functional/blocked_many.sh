@@ -51,12 +51,7 @@ check_mode() {
     local m=$1 v0 n0 v1 n1 alone dv dn ticks blocked again stopped all n between lost
     shift
     # Their switches beyond one a nap over a second and a half alone.
-    v0=$(voluntary)
-    n0=$(naps)
-    sleep 1.5
-    n1=$(naps)
-    v1=$(voluntary)
-    alone=$(((v1 - v0) - (n1 - n0)))
+    alone=$(switches_alone 1.5)
     [ "$alone" -lt 0 ] && alone=0
 
     v0=$(voluntary)
