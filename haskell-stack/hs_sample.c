@@ -285,7 +285,7 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
     res->tag = TAG_RTS;
     res->role = ROLE_NONE;
 
-    unwind__stack(uw, &tc->regs, tc->soft, img, out, max, &res->ur);
+    unwind__stack(uw, &tc->regs, tc->partial, img, out, max, &res->ur);
     const struct unwind_result ur = res->ur;
     res->n = ur.n;
     res->c_error = ur.error;

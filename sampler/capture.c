@@ -336,6 +336,9 @@ struct thread_capture *capture__soft(struct capture *c, pid_t pid, const struct 
         return NULL;
     tc->soft = true;
     tc->where = th->soft_where;
+    if (th->soft_full)
+        tc->regs = th->hit.regs;
+    tc->partial = !th->soft_full;
     tc->regs.rip = th->soft_pc;
     tc->regs.rsp = th->soft_sp;
     tc->regs.fs_base = th->fs_base;

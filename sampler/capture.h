@@ -23,6 +23,8 @@ struct thread_capture {
                          * stack's mapping */
     uint64_t t_interrupt_ns;
     bool soft;            /* not stopped: see capture__soft */
+    bool partial;         /* ... its registers rip, rsp and fs_base only (those
+                           * /proc gives), not all (tthread.soft_full) */
     uint64_t where;       /* ... blocked there (tthread.soft_where) */
     bool sampled;         /* not stopped: from a perf sample (capture__sampled) */
     bool switched;        /* not stopped: preempted, from the sample of that

@@ -330,7 +330,7 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         if (idle_state(tc->state) && !r->rts.pending)
             s.flags |= SAMPLE_IDLE;
         if (!(s.flags & SAMPLE_IDLE) || r->o->idle) {
-            unwind__stack(&r->uw, &tc->regs, tc->soft, &r->cap.img, r->frames, MAX_FRAMES,
+            unwind__stack(&r->uw, &tc->regs, tc->partial, &r->cap.img, r->frames, MAX_FRAMES,
                           &ur);
             n = ur.n;
             walked = true;
@@ -355,7 +355,7 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         th->stack_end = tc->regs.rsp + tc->stack_len;
     if (walked && ur.live_reads)
         r->p.beyond_copy += weight;
-    if (walked && th && tc->soft && ur.missing_regs) {
+    if (walked && th && tc->partial && ur.missing_regs) {
         /* Its frames there need registers only a stop gives. */
         tracee__soft_refuse(th, tc->regs.rip);
         r->p.soft_short++;
@@ -506,7 +506,7 @@ static void save_capture(struct recorder *r, const struct thread_capture *tc)
         return;
     proc__comm(r->t.pid, tc->tid, comm, sizeof comm);
     snprintf(path, sizeof path, "%s/cap-%05u.bin", r->o->save_dir, r->saved);
-    if (capfile__write(path, &r->ms, r->t.pid, tc->tid, comm, tc->state, tc->soft, &tc->regs,
+    if (capfile__write(path, &r->ms, r->t.pid, tc->tid, comm, tc->state, tc->partial, &tc->regs,
                        &r->cap.img) == 0)
         r->saved++;
 }
@@ -595,7 +595,7 @@ static int capture_blocked(struct recorder *r)
             continue;
         /* (What the runtime says is worth reading only from a copy that
          * holds.) */
-        bool sp_reg = still && r->rts.usable &&
+        bool sp_reg = still && tc->partial && r->rts.usable &&
                       rts__sp_in_register(&r->rts, &tc->regs, &r->cap.img);
         if (!th->soft_breaks && (!still || sp_reg)) {
             if (sp_reg) /* an unsafe call that blocks: it will again, there */

@@ -1037,6 +1037,7 @@ bool tracee__soft_again(struct tracee *t, struct tthread *th)
         is_hard_pc(th, pc))
         return false;
     th->soft_breaks = proc__syscall_breaks_on_stop(nr);
+    th->soft_full = false; /* (what /proc gives) */
     th->soft_nr = nr;
     th->soft_sp = sp;
     th->soft_pc = pc;
@@ -1142,6 +1143,7 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
         th->hit_new = false;
         th->unchanged = false;
         th->soft = false;
+        th->soft_full = false;
         th->sampled = false;
         th->stale = false;
         th->idle_again = false;
@@ -1261,11 +1263,14 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
             how = PROC_BLOCKED;
             th->soft_sp = th->hit.regs.rsp;
             th->soft_pc = th->hit.regs.rip;
+            th->soft_full = true;
             t->st.calls_known++;
         } else {
             how = proc__syscall_fd(th->sys_fd, &nr, &th->soft_sp, &th->soft_pc, &th->soft_where);
-            if (slept && how == PROC_BLOCKED)
+            if (slept && how == PROC_BLOCKED) {
                 proc__calls_learn(&th->calls, &th->hit.regs, nr, th->soft_where);
+                th->soft_full = th->soft_sp == th->hit.regs.rsp && th->soft_pc == th->hit.regs.rip;
+            }
         }
         th->soft_nr = how == PROC_BLOCKED ? nr : -1;
         if (how == PROC_RUNNING)
@@ -1282,7 +1287,7 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
         if (how == PROC_BLOCKED && nr >= 0) {
             th->soft_breaks = proc__syscall_breaks_on_stop(nr);
             th->soft = th->soft_breaks || (t->sample_blocked && counted && th->fs_base &&
-                                           !is_hard_pc(th, th->soft_pc));
+                                           (th->soft_full || !is_hard_pc(th, th->soft_pc)));
             th->soft_counted = counted;
             th->soft_run = run;
             th->soft_slices = slices;

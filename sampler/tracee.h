@@ -141,6 +141,11 @@ struct tthread {
      * a thread is never stopped in it. */
     bool soft, soft_breaks;
     uint64_t soft_pc, soft_sp;
+    /* ... and with them all its registers (hit.regs: the per-CPU events'
+     * sample of its switch to sleep, which it has not run since): rbp
+     * too, so a thread blocked in an unsafe foreign call, whose Haskell
+     * Sp is there, or in a frame found from rbp, needs no stop. */
+    bool soft_full;
     long soft_nr; /* the call, from the same read (-1: none) */
     uint64_t soft_where; /* ... and a hash of that read's line (proc__syscall_fd) */
     /* The calls it was found blocked in, by the registers it left its CPU
