@@ -1111,6 +1111,19 @@ static bool waking_away(const struct tthread *th, bool back, uint64_t now)
     return !back && th->cs.where == CS_ON_CPU && now > th->in_t_ns + WAKING_ON_CPU_NS;
 }
 
+/* A thread our stop woke from a call, asleep again: in that call, where
+ * its stop found it (its syscall file's sp and pc those of the stop, or
+ * the pc two bytes on: the kernel restarts the call by stepping back over
+ * its `syscall`)? */
+static bool asleep_where_stopped(const struct tthread *th)
+{
+    long nr = -1;
+    uint64_t sp = 0, pc = 0;
+    return th->last_pc &&
+           proc__syscall_fd(th->sys_fd, &nr, &sp, &pc, NULL) == PROC_BLOCKED &&
+           sp == th->last_rsp && (pc == th->last_pc || pc + 2 == th->last_pc);
+}
+
 void tracee__look(struct tracee *t, bool skip_unchanged)
 {
     /* Everything slow first, so the interrupts go out together and no
@@ -1195,11 +1208,21 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
          * is looked at afresh. */
         bool waking = th->waking;
         th->waking = false;
+        /* A ring of its own (--per-thread-events) says it was given a CPU
+         * since the stop and sleeps again, not when it slept nor where:
+         * back in its call, or elsewhere (the call ended while it was
+         * stopped, and it went on and slept in another: then the stop's
+         * sample, repeated, would stand for all that sleep)? Its syscall
+         * file says, once. */
+        bool ring_back = waking && counted && known && skip_unchanged && !th->back_ns &&
+                         th->cs.fd >= 0 && th->cs.where == CS_ASLEEP &&
+                         slices > th->waking_slices;
         if (waking && counted && known && skip_unchanged &&
-            waking_away(th, th->back_ns != 0, now)) {
+            (waking_away(th, th->back_ns != 0, now) ||
+             (ring_back && !asleep_where_stopped(th)))) {
             th->has_base = false; /* (its counters since the stop say nothing) */
         } else if (waking && counted && known && skip_unchanged) {
-            bool back = th->back_ns != 0;
+            bool back = th->back_ns != 0 || ring_back;
             if (hit && (!back || th->hit.t_ns < th->back_ns))
                 hit = th->sampled = false;
             if ((!back && slices <= th->waking_slices + 1) ||

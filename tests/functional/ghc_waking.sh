@@ -9,13 +9,13 @@
 # it sees it stopped; then it sleeps 2 s in another call (sw_doze). The
 # watcher's write comes before the resume or after, as the race goes; a
 # few runs, each of which must follow the thread. Told which threads ran
-# by /proc alone (--no-perf-events): where hsspy may watch every CPU (the
-# default), the per-CPU events' sample of the thread's switch to sleep
-# holds its registers, Sp among them, and it is not stopped in its poll at
-# all (ghc_blocked), nor then woken. (With a ring per thread,
-# --per-thread-events, the thread is stopped, and the stop's sample was
-# repeated through its doze in 3 runs of 20, before this session's changes
-# too: not yet understood.)
+# by a ring per thread (--per-thread-events), then by /proc alone
+# (--no-perf-events): where hsspy may watch every CPU (the default), the
+# per-CPU events' sample of the thread's switch to sleep holds its
+# registers, Sp among them, and it is not stopped in its poll at all
+# (ghc_blocked), nor then woken. A ring per thread says that the thread
+# slept again, not where: its syscall file does (before, the stop's
+# sample was repeated through the doze in 3 runs of 20).
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -50,4 +50,5 @@ runs() {
     check "$m-conclusive" "only $conclusive of 4 runs saw the thread woken while stopped" \
         test "$conclusive" -ge 2
 }
+runs --per-thread-events
 runs --no-perf-events
