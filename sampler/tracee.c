@@ -1097,31 +1097,34 @@ static long ncpus(void)
  * stop came: the thread went on with its work, and maybe to sleep in
  * another call); so does a long time on a CPU. (The stop's pc and rsp are
  * those of its capture, capture__remember's.) */
+/* Is (sp, pc) where th's stop found it? (The call the stop interrupted
+ * is restarted: the kernel steps the pc back over the two bytes of its
+ * `syscall`, the rsp as it was. A sample on its way back, or its syscall
+ * file back in the call, shows either pc: the same place.) */
+static bool at_stop(const struct tthread *th, uint64_t sp, uint64_t pc)
+{
+    return sp == th->last_rsp && (pc == th->last_pc || pc + 2 == th->last_pc);
+}
+
 static bool waking_away(const struct tthread *th, bool back, uint64_t now)
 {
     if (!th->last_pc)
         return false; /* (not known: as before) */
-    /* (The call the stop interrupted is restarted: the kernel steps the pc
-     * back over the two bytes of its `syscall`, the rsp as it was. A
-     * sample on its way back shows that pc: the same place.) */
-    bool same = th->hit.regs.rsp == th->last_rsp &&
-                (th->hit.regs.rip == th->last_pc || th->hit.regs.rip + 2 == th->last_pc);
+    bool same = at_stop(th, th->hit.regs.rsp, th->hit.regs.rip);
     if (th->hit.t_ns > th->resumed_ns && !same)
         return true;
     return !back && th->cs.where == CS_ON_CPU && now > th->in_t_ns + WAKING_ON_CPU_NS;
 }
 
 /* A thread our stop woke from a call, asleep again: in that call, where
- * its stop found it (its syscall file's sp and pc those of the stop, or
- * the pc two bytes on: the kernel restarts the call by stepping back over
- * its `syscall`)? */
+ * its stop found it, as its syscall file says? */
 static bool asleep_where_stopped(const struct tthread *th)
 {
     long nr = -1;
     uint64_t sp = 0, pc = 0;
     return th->last_pc &&
            proc__syscall_fd(th->sys_fd, &nr, &sp, &pc, NULL) == PROC_BLOCKED &&
-           sp == th->last_rsp && (pc == th->last_pc || pc + 2 == th->last_pc);
+           at_stop(th, sp, pc);
 }
 
 void tracee__look(struct tracee *t, bool skip_unchanged)
