@@ -551,9 +551,10 @@ static void walk_captures(struct recorder *r)
  * late. */
 #define SOFT_TRIES 2
 /* The threads interrupted before (tracee__send) stop meanwhile: those
- * that have are captured and resumed between two blocked threads, at
- * least this often, not held stopped until all are read (200 threads
- * blocked in safe calls: 3 ms a tick). */
+ * that have are captured and resumed between two blocked threads, once
+ * this long has passed since the last look for them (a look costs a call
+ * per thread waited for; one read can take longer), not held stopped
+ * until all are read (200 threads blocked in safe calls: 3 ms a tick). */
 #define SOFT_TAKE_NS 20000u
 static int capture_blocked(struct recorder *r)
 {
