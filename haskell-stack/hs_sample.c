@@ -199,23 +199,26 @@ static bool walked_to_bottom(const struct raw_frame *out, int from, const struct
  * call's Haskell code), then that code's Haskell frames from the TSO it
  * left; and so on for each call it is nested in. in: the inner call's
  * view; its Haskell frames begin at frame `from` (nothing is added unless
- * they reached the bottom of its stack). A step that cannot be made (a
- * word not captured, a frame that is not the scheduler's where StgRun
- * returns) ends the stack there, as it ended before. (Not for --stack ccs:
- * a cost-centre stack is a thread's own.) */
+ * they reached the bottom of its stack). A step that cannot be made (the
+ * RTS_OUTER_CALLS-th done, a word not captured, a frame that is not the
+ * scheduler's where StgRun returns) ends the stack there in [truncated]:
+ * the stack goes on, and its last frame is no caller of the program's.
+ * (Not for --stack ccs: a cost-centre stack is a thread's own.) */
 static void outer_calls(struct rts *r, struct unwinder *uw, const struct thread_capture *tc,
                         const struct memimg *img, const struct rts_view *in, int from,
                         uint64_t rsp, struct raw_frame *out, int max, struct hs_sample *res)
 {
     struct rts_view inner = *in, outer;
-    for (int depth = 0; depth < RTS_OUTER_CALLS && !r->ccs; depth++) {
+    if (r->ccs)
+        return;
+    for (int depth = 0;; depth++) {
         struct unwind_result below;
-        if (!walked_to_bottom(out, from, res))
+        if (!walked_to_bottom(out, from, res) || !rts__nested(r, img, &inner))
             return;
         from = res->n;
-        if (from >= max - 2 || !rts__outer(r, img, &inner, &outer) ||
+        if (depth == RTS_OUTER_CALLS || from >= max - 2 || !rts__outer(r, img, &inner, &outer) ||
             !unwind__below_stg(uw, &tc->regs, rsp, img, out + from, max - from, &below))
-            return;
+            break;
         if (below.stack_used > res->ur.stack_used)
             res->ur.stack_used = below.stack_used;
         res->ur.live_reads += below.live_reads;
@@ -223,13 +226,15 @@ static void outer_calls(struct rts *r, struct unwinder *uw, const struct thread_
          * frames written are dropped.) */
         if (below.n < 1 || !frame_in(&out[from], &r->sched) || !below.reached_haskell ||
             below.error || below.truncated || below.live_reads)
-            return;
+            break;
         res->n = from + below.n;
         from = res->n;
         saved_sp_frames(r, uw, img, &outer, below.hs_pc, false, out, max, res);
         rsp = below.hs_rsp;
         inner = outer;
     }
+    if (from < max)
+        out[res->n++] = (struct raw_frame){0, FK_TRUNCATED, 0};
 }
 
 /* The C unwind of a callback's thread before its Haskell code runs (the

@@ -1091,6 +1091,13 @@ static void suspended_view(const struct rts *r, const struct memimg *img, struct
     }
 }
 
+bool rts__nested(const struct rts *r, const struct memimg *img, const struct rts_view *in)
+{
+    uint64_t prev;
+    return in->incall && rts_layout__has(r->L->incall.prev_stack) &&
+           rts__field(img, in->incall, r->L->incall.prev_stack, &prev) && prev && prev != in->incall;
+}
+
 bool rts__outer(const struct rts *r, const struct memimg *img, const struct rts_view *in,
                 struct rts_view *out)
 {
@@ -1099,8 +1106,7 @@ bool rts__outer(const struct rts *r, const struct memimg *img, const struct rts_
 
     memset(out, 0, sizeof *out);
     out->cap_no = -1;
-    if (!in->incall || !rts_layout__has(L->incall.prev_stack) ||
-        !rts__field(img, in->incall, L->incall.prev_stack, &prev) || !prev || prev == in->incall ||
+    if (!rts__nested(r, img, in) || !rts__field(img, in->incall, L->incall.prev_stack, &prev) ||
         !rts__field(img, prev, L->incall.suspended_tso, &out->suspended_tso) ||
         !out->suspended_tso)
         return false;

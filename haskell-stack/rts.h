@@ -240,6 +240,10 @@ void rts__view_resumed(const struct rts *r, const struct memimg *img, struct rts
 bool rts__outer(const struct rts *r, const struct memimg *img, const struct rts_view *in,
                 struct rts_view *out);
 
+/* Is in nested in another call (its InCall has a prev_stack), whether or
+ * not the capture holds that call's words? */
+bool rts__nested(const struct rts *r, const struct memimg *img, const struct rts_view *in);
+
 /* After a sample's walk: what rts__guess_stack should expect next time. */
 void rts__saw_stack(struct rts *r, const struct rts_view *v);
 

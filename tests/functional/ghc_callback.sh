@@ -86,8 +86,38 @@ end'
     kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 }
 
+# Calls nested 12 deep (nest.hs): nestLoop -> nest_drive -> nestLevel ->
+# nest_drive -> ... -> nestFib. Up to 8 calls out are followed: a sample
+# in nest_spin with 9 nest_drive frames reaches nestLoop; one nested deeper
+# ends in [truncated] after 8 calls out. Before, such a stack ended there
+# unmarked, rooted at stg_forceIO_info as if that were the outermost frame.
+nested() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2-nested prog f="$T/nest.folded"
+    prog=$(hs_build "$suite" nest nest.hs nest_c.c -- -O1 -rtsopts -threaded) ||
+        { fail "$c-build" "ghc could not build nest.hs"; return; }
+    hs_record "$suite" "$T/out" "$T/err" -q -F 499 -o "$f" -- "$prog" 2 12
+    check_status "$c-record" $? "$T/err"
+    check "$c-target-ok" "the target says: $(cat "$T/out")" grep -q '^nest done$' "$T/out"
+    local in_calls marked joined deep deep_marked
+    # nest_drive frames on a line: the calls shown.
+    drives() { awk -v k="$2" '{ if (gsub(/;nest_drive;/, "&") >= k) n += $NF } END { print n + 0 }' "$1"; }
+    in_calls=$(count_matching "$f" 'Main\.(\$w)?nestLevel;')
+    marked=$(count_matching "$f" '^\[[a-z-]+\];\[truncated\];.*Main\.(\$w)?nestLevel;')
+    joined=$(count_matching "$f" '^\[[a-z-]+\];.*;Main\.(\$w)?nestLoop;.*Main\.(\$w)?nestLevel;')
+    check "$c-outermost-or-truncated" "$joined + $marked of $in_calls samples in the calls reach nestLoop or end in [truncated]: $(grep -E 'nestLevel;' "$f" | grep -Ev '^\[[a-z-]+\];(\[truncated\];|.*nestLoop;)' | head -n 2 | cut -c 1-300 | tr '\n' '|')" \
+        test "$in_calls" -ge 200 -a "$(((joined + marked) * 100))" -ge "$((in_calls * 98))"
+    check "$c-ninth-joined" "no sample in nest_spin 9 calls deep reaches nestLoop: $(grep -E 'nestLoop;' "$f" | awk '{ print gsub(/;nest_drive;/, "&") }' | sort -n | uniq -c | tr '\n' ' ')" \
+        test "$(grep -E '^\[[a-z-]+\];.*;Main\.(\$w)?nestLoop;.*;nest_spin [0-9]+$' "$f" >"$T/joined"; drives "$T/joined" 9)" -gt 0
+    grep -E 'Main\.(\$w)?nestFib' "$f" >"$T/fib" || true
+    deep=$(total_count "$T/fib")
+    deep_marked=$(grep -E '^\[[a-z-]+\];\[truncated\];' "$T/fib" >"$T/fib.marked"; drives "$T/fib.marked" 8)
+    check "$c-deepest-truncated" "$deep_marked of $deep samples in nestFib, 12 calls in, end in [truncated] after 8 calls out: $(grep -Ev '^\[[a-z-]+\];\[truncated\];' "$T/fib" | head -n 2 | cut -c 1-300 | tr '\n' '|')" \
+        test "$deep" -ge 50 -a "$((deep_marked * 100))" -ge "$((deep * 98))"
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     callbacks "$suite" "ghc-$(ghc_version "$suite")"
+    nested "$suite" "ghc-$(ghc_version "$suite")"
     waiting "$suite" "ghc-$(ghc_version "$suite")"
 done
