@@ -1146,6 +1146,42 @@ static bool find_command(const char *cmd, char *path, size_t size)
     return false;
 }
 
+/* How the recorded process ended, said once it has (not if it runs on):
+ * a death by a signal, or a launched command's failure, as a warning;
+ * else as information, but for a launched command's success, which goes
+ * without saying. The exit status hsspy passes on, as perf record and
+ * time do: a launched command's own, or 128 + the signal that killed it;
+ * 0 for a success or a process hsspy attached to. */
+static int process_end(pid_t pid, const char *cmd, bool exited, int status)
+{
+    char who[320];
+    if (!exited)
+        return 0;
+    if (cmd)
+        snprintf(who, sizeof who, "'%s' (pid %d)", cmd, (int)pid);
+    else
+        snprintf(who, sizeof who, "pid %d", (int)pid);
+    if (status == -1) { /* (its first thread had exited before: no status) */
+        log__info("%s exited", who);
+        return 0;
+    }
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        const char *abbrev = sigabbrev_np(sig);
+        log__warn("%s was killed by signal %d (SIG%s: %s)%s", who, sig, abbrev ? abbrev : "?",
+                  strsignal(sig), WCOREDUMP(status) ? ", core dumped" : "");
+        return cmd ? 128 + sig : 0;
+    }
+    if (!WIFEXITED(status))
+        return 0;
+    int code = WEXITSTATUS(status);
+    if (code && cmd)
+        log__warn("%s exited with status %d", who, code);
+    else if (!cmd)
+        log__info("%s exited with status %d", who, code);
+    return cmd ? code : 0;
+}
+
 static void log_not_profiled(const char *prog, bool ghc)
 {
     if (ghc)
@@ -1221,7 +1257,7 @@ int record__run(const struct record_opts *o)
     const struct writer *w = o->live ? NULL : writer__find(o->format);
     sigset_t set, old;
     FILE *out = NULL;
-    int rc = 1;
+    int rc = 1, cmd_rc = 0;
     pid_t pid = o->pid;
     struct record_opts next; /* the recording of what the command exec'd */
     bool follow = false;
@@ -1449,14 +1485,10 @@ int record__run(const struct record_opts *o)
     r.p.exit_status = r.t.exit_status;
     r.p.signals_forwarded = r.t.st.signals_forwarded;
     r.p.live_reads = r.uw.st.live_reads;
+    const char *launched = r.p.launched ? (o->argv ? o->argv[0] : o->launched) : NULL;
     if (o->live) {
         sigprocmask(SIG_SETMASK, &old, NULL);
-        if (r.t.exited && WIFEXITED(r.t.exit_status))
-            log__info("pid %d exited with status %d", (int)pid, WEXITSTATUS(r.t.exit_status));
-        else if (r.t.exited && WIFSIGNALED(r.t.exit_status))
-            log__info("pid %d was killed by signal %d", (int)pid, WTERMSIG(r.t.exit_status));
-        else if (r.t.exited)
-            log__info("pid %d exited", (int)pid);
+        cmd_rc = process_end(pid, launched, r.t.exited, r.t.exit_status);
         goto verdict;
     }
     /* Where the time went instead: a launcher's children (named by its
@@ -1501,17 +1533,17 @@ int record__run(const struct record_opts *o)
     }
     if (r.p.children[0])
         log__warn("%s", r.p.children);
+    cmd_rc = process_end(pid, launched, r.p.exited, r.p.exit_status);
     /* The last word, as py-spy and perf give it: what was written where. */
     log__info("recorded %zu samples of %" PRIu64 " thread%s (%" PRIu64 " walk errors%s); wrote "
               "the %s output to %s",
               written, threads, threads == 1 ? "" : "s", errors,
               errors ? ": -f report counts them by kind" : "", w->name,
               o->output && strcmp(o->output, "-") != 0 ? o->output : "standard output");
-    if (r.p.launched && !r.p.exited) {
+    if (launched && !r.p.exited) {
         int st;
         if (waitpid(pid, &st, WNOHANG) == 0)
-            log__info("'%s' (pid %d) keeps running", o->argv ? o->argv[0] : o->launched,
-                      (int)pid);
+            log__info("'%s' (pid %d) keeps running", launched, (int)pid);
     }
 verdict:
     /* A GHC program whose Haskell side could not be read got a C-only
@@ -1521,7 +1553,7 @@ verdict:
                    "(%s); the %s C stacks only",
                    (int)pid, r.rts.unsure ? "its capabilities kept changing" : "it had not started",
                    o->live ? "view showed" : "profile has");
-    rc = r.rts.ghc && !r.rts.usable ? 3 : 0;
+    rc = r.rts.ghc && !r.rts.usable ? 3 : cmd_rc;
     goto done;
 done_signals:
     sigprocmask(SIG_SETMASK, &old, NULL);

@@ -1,6 +1,8 @@
 # signals - signals sent to the target while it is recorded are delivered,
 # each exactly once, and a job-control stop/continue of the target neither
-# hangs hsspy nor leaves the target stopped.
+# hangs hsspy nor leaves the target stopped. A fault ends the target as it
+# would have without hsspy, which says how it ended and passes a launched
+# command's failure on in its exit status (as perf record does).
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -66,3 +68,37 @@ check "sampled-after-cont" "no samples of the chains" \
     has_line "$T/jc.folded" ';outer;middle;leaf [0-9]+$'
 wait "$target"
 check_status "target-exits-normally" $?
+
+# ended HOW STATUS: a launched crasher (3 threads spinning) ends its way
+# at 0.5 s, recorded at 1 kHz; hsspy's exit status is STATUS and it says
+# how the command ended. Before, hsspy exited 0 and said nothing: a crash
+# under hsspy went unseen.
+ended() {
+    local how=$1 want=$2 line=$3 rc
+    "$HSSPY" record -F 1000 -o "$T/end-$how.folded" -- "$W/crasher" 0.5 "$how" >/dev/null 2>"$T/end-$how.err"
+    rc=$?
+    check "launched-$how-status" "hsspy exited $rc, not $want: $(tr '\n' '|' <"$T/end-$how.err")" test "$rc" = "$want"
+    check "launched-$how-said" "no line saying '$line': $(tr '\n' '|' <"$T/end-$how.err")" \
+        grep -Eq "^hsspy: warning: '[^']*crasher' \(pid [0-9]+\) $line" "$T/end-$how.err"
+    check "launched-$how-sampled" "no samples of the spinning threads" has_line "$T/end-$how.folded" ';spin [0-9]+$'
+}
+ended segv 139 'was killed by signal 11 \(SIGSEGV: Segmentation fault\)'
+ended abort 134 'was killed by signal 6 \(SIGABRT: Aborted\)'
+ended 7 7 'exited with status 7'
+"$HSSPY" record -F 1000 -o /dev/null -- "$W/crasher" 0.2 0 2>"$T/end-0.err"
+check_status "launched-success-status" $? "$T/end-0.err"
+check "launched-success-quiet" "a line on how a successful command ended: $(tr '\n' '|' <"$T/end-0.err")" \
+    lacks_line "$T/end-0.err" 'crasher.*(exited|killed)'
+
+# Attached: the fault reaches the program (its parent sees it die of
+# SIGSEGV), hsspy says so and exits 0 (not its command).
+bg "$W/crasher" 1 segv >"$T/crash.out"
+target=$!
+wait_for_line "$T/crash.out" '^ready$'
+"$HSSPY" record -F 1000 -p "$target" -o /dev/null 2>"$T/att.err"
+check_status "attached-hsspy-ok" $? "$T/att.err"
+wait "$target"
+rc=$?
+check "attached-fault-delivered" "the target's parent saw status $rc, not 139 (SIGSEGV)" test "$rc" = 139
+check "attached-said" "no line saying how pid $target ended: $(tr '\n' '|' <"$T/att.err")" \
+    grep -q "^hsspy: warning: pid $target was killed by signal 11 (SIGSEGV" "$T/att.err"
