@@ -504,7 +504,7 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     memset(r, 0, sizeof *r);
     r->ms = ms;
     r->pid = pid;
-    if (!m || !m->is_haskell)
+    if (!m || !module__ghc_by_symbols(m))
         return 0;
     r->ghc = true;
     r->mod = m;
@@ -564,9 +564,15 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     }
     if (!sc.have[S_capabilities] || !sc.have[S_my_task] || !sc.have[S_stg_TSO_info] ||
         !sc.have[S_stg_STACK_info] || !sc.have[S_stg_underflow] || !sc.have[S_stg_stop]) {
-        warn_c_only(r, "its symbol table lacks RTS symbols hsspy needs (capabilities, my_task, "
-                       "stg_TSO_info, ...)",
-                    "profile an unstripped build");
+        if (!module__has_symtab(m))
+            warn_c_only(r, "its executable is stripped: only the symbols its dynamic symbol "
+                           "table exports are left, not the runtime's own that hsspy needs "
+                           "(capabilities, my_task)",
+                        "profile an unstripped build to see Haskell stacks");
+        else
+            warn_c_only(r, "its symbol table lacks RTS symbols hsspy needs (capabilities, "
+                           "my_task, stg_TSO_info, ...)",
+                        "profile an unstripped build");
         return 0;
     }
     r->threaded = GELF_ST_TYPE(sc.found[S_my_task].st_info) == STT_TLS;
@@ -574,6 +580,12 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     if (r->profiled)
         r->ccs_main = sc.found[S_CCS_MAIN].st_value + (uint64_t)m->bias;
     r->L = rts_layout__find(r->version, r->threaded, r->profiled, sc.have[S_printStackChunk]);
+    if (!r->version[0]) {
+        warn_c_only(r, "its executable does not say which GHC built it (its .comment section "
+                       "was removed)",
+                    "profile a build that keeps it (strip -R .comment removes it)");
+        return 0;
+    }
     if (!r->L) {
         char known[128] = "";
         warn_c_only(r, "hsspy has no RTS layout for this GHC version",

@@ -1195,16 +1195,6 @@ static void log_not_profiled(const char *prog, bool ghc)
                    prog);
 }
 
-static bool has_symtab(Elf *elf)
-{
-    Elf_Scn *scn = NULL;
-    GElf_Shdr sh;
-    while ((scn = elf_nextscn(elf, scn)) != NULL)
-        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-            return true;
-    return false;
-}
-
 /* --stack ccs on a program that has no cost centres: one line, before
  * touching it. The executable (the command as execvp finds it, or
  * /proc/PID/exe) must be GHC code with CCS_MAIN, which only the profiled
@@ -1230,8 +1220,8 @@ static int check_profiled(const struct record_opts *o)
     }
     if (module__open_file(&m, path, 0, 0, 0) < 0)
         return 0;
-    bool ghc = m.is_haskell, prof = ghc && module__find_symbol(&m, "CCS_MAIN", &sym);
-    bool stripped = ghc && !prof && !has_symtab(m.elf);
+    bool ghc = module__ghc_by_symbols(&m), prof = ghc && module__find_symbol(&m, "CCS_MAIN", &sym);
+    bool stripped = ghc && !prof && !module__has_symtab(&m);
     module__close(&m);
     if (prof || stripped)
         return 0;

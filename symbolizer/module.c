@@ -539,6 +539,25 @@ bool module__find_symbol(struct module *m, const char *name, GElf_Sym *out)
     return symtab__find_by_name(m->elf, name, out) == 1;
 }
 
+bool module__ghc_by_symbols(struct module *m)
+{
+    GElf_Sym s;
+    if (!m->is_haskell && m->elf && module__find_symbol(m, "stg_upd_frame_info", &s) &&
+        module__find_symbol(m, "hs_init_ghc", &s))
+        m->is_haskell = true;
+    return m->is_haskell;
+}
+
+bool module__has_symtab(const struct module *m)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while (m->elf && (scn = elf_nextscn(m->elf, scn)) != NULL)
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+            return true;
+    return false;
+}
+
 void module__build_id_hex(const struct module *m, char *buf, size_t size)
 {
     size_t w = 0;

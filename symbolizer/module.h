@@ -100,6 +100,15 @@ bool module__haskell_function(struct module *m, uint64_t addr, char *out, size_t
 /* Find a symbol by name (st_value is an ELF vaddr: add bias). */
 bool module__find_symbol(struct module *m, const char *name, GElf_Sym *out);
 
+/* Is GHC's runtime in it, by the symbols it defines (stg_upd_frame_info,
+ * hs_init_ghc), where .comment does not say (distributions strip it, with
+ * .symtab: a program linked with -rdynamic keeps the runtime's exported
+ * symbols in .dynsym)? Sets is_haskell then (its version unknown). */
+bool module__ghc_by_symbols(struct module *m);
+
+/* Has it a full symbol table (.symtab), not only .dynsym? */
+bool module__has_symtab(const struct module *m);
+
 /* Hex build-id into buf ("" if none). */
 void module__build_id_hex(const struct module *m, char *buf, size_t size);
 

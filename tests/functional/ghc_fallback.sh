@@ -41,6 +41,26 @@ strip -o "$T/stripped" "$prog"
 fallback "stripped" "has no symbol table \\(stripped\\); profile an unstripped build" "$T/stripped" \
     'stripped\+0x[0-9a-f]+'
 
+# A distribution's build: linked with -rdynamic (the runtime's exported
+# symbols kept in .dynsym), then stripped of .symtab and .comment, as
+# Debian's dh_strip does (Debian's pandoc is such a program). Before, it
+# was not known for a GHC program at all: a stripped C program's warning
+# and exit status 0.
+if dist=$(build_hs fibffi-rdynamic fibffi.hs fibffi_c.c -- -O2 -rtsopts -threaded -optl-rdynamic); then
+    strip -R .comment -o "$T/dist" "$dist"
+    fallback "distribution-stripped" \
+        "is a GHC \\(unknown version\\) program, but its executable is stripped: only the symbols its dynamic symbol table exports are left, not the runtime's own that hsspy needs \\(capabilities, my_task\\); profile an unstripped build to see Haskell stacks\\. Profiling C stacks only\\.$" \
+        "$T/dist" fibffi_spin
+else
+    fail "distribution-stripped-build" "ghc could not build fibffi.hs with -optl-rdynamic"
+fi
+
+# Its .comment alone removed: every symbol is there, but not which GHC.
+objcopy -R .comment "$prog" "$T/nocomment"
+fallback "no-comment" \
+    "is a GHC \\(unknown version\\) program, but its executable does not say which GHC built it \\(its \\.comment section was removed\\)" \
+    "$T/nocomment" fibffi_spin
+
 # Built with -dynamic (when this GHC has the shared libraries).
 if dyn=$(build_hs fibffi-dyn fibffi.hs fibffi_c.c -- -O2 -rtsopts -threaded -dynamic 2>/dev/null); then
     fallback "dynamic" "linked with -dynamic.*link it statically" "$dyn" fibffi_spin
