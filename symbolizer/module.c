@@ -539,11 +539,54 @@ bool module__find_symbol(struct module *m, const char *name, GElf_Sym *out)
     return symtab__find_by_name(m->elf, name, out) == 1;
 }
 
+/* The first line of the table +RTS --info prints (rts/RtsUtils.c): in the
+ * read-only data of every GHC runtime, symbols or not. */
+static const char rts_info_head[] = "[(\"GHC RTS\", \"YES\")";
+
+/* Is that line in the file's .rodata? Read in pieces (a large program's
+ * .rodata is tens of MB: none of it is kept). */
+static bool has_rts_info(const struct module *m)
+{
+    enum { PIECE = 1 << 20, OVERLAP = sizeof rts_info_head - 1 };
+    size_t shstrndx;
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    bool found = false;
+
+    if (m->fd < 0 || !m->elf || elf_getshdrstrndx(m->elf, &shstrndx) != 0)
+        return false;
+    while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
+        const char *nm;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+            (nm = elf_strptr(m->elf, shstrndx, sh.sh_name)) && strcmp(nm, ".rodata") == 0)
+            break;
+    }
+    char *buf = scn && sh.sh_size <= (1ull << 30) ? malloc(PIECE + OVERLAP) : NULL;
+    if (!buf)
+        return false;
+    size_t kept = 0; /* bytes at buf's start from the piece before */
+    for (uint64_t at = 0; at < sh.sh_size && !found;) {
+        size_t want = sh.sh_size - at < PIECE ? (size_t)(sh.sh_size - at) : PIECE;
+        ssize_t n = pread(m->fd, buf + kept, want, (off_t)(sh.sh_offset + at));
+        if (n <= 0)
+            break;
+        size_t have = kept + (size_t)n;
+        found = memmem(buf, have, rts_info_head, OVERLAP) != NULL;
+        kept = have < OVERLAP ? have : OVERLAP;
+        memmove(buf, buf + have - kept, kept);
+        at += (uint64_t)n;
+    }
+    free(buf);
+    return found;
+}
+
 bool module__ghc_by_symbols(struct module *m)
 {
     GElf_Sym s;
-    if (!m->is_haskell && m->elf && module__find_symbol(m, "stg_upd_frame_info", &s) &&
-        module__find_symbol(m, "hs_init_ghc", &s))
+    if (!m->is_haskell && m->elf &&
+        ((module__find_symbol(m, "stg_upd_frame_info", &s) &&
+          module__find_symbol(m, "hs_init_ghc", &s)) ||
+         has_rts_info(m)))
         m->is_haskell = true;
     return m->is_haskell;
 }

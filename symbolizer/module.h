@@ -100,10 +100,11 @@ bool module__haskell_function(struct module *m, uint64_t addr, char *out, size_t
 /* Find a symbol by name (st_value is an ELF vaddr: add bias). */
 bool module__find_symbol(struct module *m, const char *name, GElf_Sym *out);
 
-/* Is GHC's runtime in it, by the symbols it defines (stg_upd_frame_info,
- * hs_init_ghc), where .comment does not say (distributions strip it, with
- * .symtab: a program linked with -rdynamic keeps the runtime's exported
- * symbols in .dynsym)? Sets is_haskell then (its version unknown). */
+/* Is GHC's runtime in it, where .comment does not say (distributions
+ * strip it, with .symtab)? By the symbols the runtime defines
+ * (stg_upd_frame_info, hs_init_ghc: a program linked with -rdynamic keeps
+ * them in .dynsym), else by the head of its +RTS --info table in .rodata.
+ * Sets is_haskell then (its version unknown). */
 bool module__ghc_by_symbols(struct module *m);
 
 /* Has it a full symbol table (.symtab), not only .dynsym? */

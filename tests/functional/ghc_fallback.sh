@@ -55,6 +55,14 @@ else
     fail "distribution-stripped-build" "ghc could not build fibffi.hs with -optl-rdynamic"
 fi
 
+# Stripped of .comment too, without -rdynamic (Debian's shellcheck): no
+# symbol of the runtime left, but the head of its +RTS --info table is in
+# .rodata. Before, taken for a stripped C program, exit status 0.
+strip -R .comment -o "$T/bare" "$prog"
+fallback "stripped-no-comment" \
+    "is a GHC \\(unknown version\\) program, but its executable has no symbol table \\(stripped\\); profile an unstripped build" \
+    "$T/bare" 'bare\+0x[0-9a-f]+'
+
 # Its .comment alone removed: every symbol is there, but not which GHC.
 objcopy -R .comment "$prog" "$T/nocomment"
 fallback "no-comment" \
