@@ -504,7 +504,7 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     memset(r, 0, sizeof *r);
     r->ms = ms;
     r->pid = pid;
-    if (!m || !module__ghc_by_symbols(m))
+    if (!m || !module__is_ghc(m))
         return 0;
     r->ghc = true;
     r->mod = m;

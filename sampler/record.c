@@ -1220,7 +1220,7 @@ static int check_profiled(const struct record_opts *o)
     }
     if (module__open_file(&m, path, 0, 0, 0) < 0)
         return 0;
-    bool ghc = module__ghc_by_symbols(&m), prof = ghc && module__find_symbol(&m, "CCS_MAIN", &sym);
+    bool ghc = module__is_ghc(&m), prof = ghc && module__find_symbol(&m, "CCS_MAIN", &sym);
     bool stripped = ghc && !prof && !module__has_symtab(&m);
     module__close(&m);
     if (prof || stripped)

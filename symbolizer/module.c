@@ -580,7 +580,7 @@ static bool has_rts_info(const struct module *m)
     return found;
 }
 
-bool module__ghc_by_symbols(struct module *m)
+bool module__is_ghc(struct module *m)
 {
     GElf_Sym s;
     if (!m->is_haskell && m->elf &&

@@ -105,7 +105,7 @@ bool module__find_symbol(struct module *m, const char *name, GElf_Sym *out);
  * (stg_upd_frame_info, hs_init_ghc: a program linked with -rdynamic keeps
  * them in .dynsym), else by the head of its +RTS --info table in .rodata.
  * Sets is_haskell then (its version unknown). */
-bool module__ghc_by_symbols(struct module *m);
+bool module__is_ghc(struct module *m);
 
 /* Has it a full symbol table (.symtab), not only .dynsym? */
 bool module__has_symtab(const struct module *m);
