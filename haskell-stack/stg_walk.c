@@ -305,19 +305,38 @@ bool stg_walk__plausible_sp(const struct stg_walk *w, uint64_t sp, uint64_t stac
     return false;
 }
 
+/* Do the frames from `from`, one after another, start one at `to`
+ * (within 64 frames)? */
+static bool frames_lead_to(const struct stg_walk *w, const struct chunk *c, uint64_t from,
+                           uint64_t to)
+{
+    for (int k = 0; k < 64 && from < to; k++) {
+        uint64_t info, size;
+        uint32_t t;
+        if (word(w, c, from, &info) < 0 || !(size = stg_walk__frame_size(w, info, from, &t)))
+            return false;
+        from += 8 * size;
+    }
+    return from == to;
+}
+
 uint64_t stg_walk__restored_sp(const struct stg_walk *w, uint64_t sp, uint64_t stack,
                                const uint64_t *regs, int nregs, bool update_frame)
 {
     const struct rts_layout *L = w->rts->L;
     struct chunk c;
-    uint64_t found = 0;
+    uint64_t found = 0, cands[4];
+    int nfound = 0;
     if (!chunk_of(w, stack, &c, NULL) || sp < c.start || sp >= c.end || sp & 7)
         return 0;
     chunk_map(w, &c, sp);
     for (int k = 0; k < nregs; k++) {
         uint64_t x = sp + 8 * regs[k], info, updatee;
         uint32_t t;
-        if (!regs[k] || regs[k] >= (c.end - sp) / 8 || x == found)
+        bool seen = false; /* (two registers with one value) */
+        for (int j = 0; j < nfound; j++)
+            seen |= cands[j] == x;
+        if (!regs[k] || regs[k] >= (c.end - sp) / 8 || seen)
             continue;
         if (update_frame) {
             /* The update frame it pushed, for the closure it entered. */
@@ -330,8 +349,8 @@ uint64_t stg_walk__restored_sp(const struct stg_walk *w, uint64_t sp, uint64_t s
                     return x;
             continue;
         }
-        /* No frame of its own: the frames from there must be whole, and
-         * be the only such end a register gives. What the copy is writing
+        /* No frame of its own: the frames from there must be whole (see
+         * below when several registers give such an end). What the copy is writing
          * over may be frames popped before, whole too: the loop's index is
          * no end (the words it has copied, the distance its source pointer
          * has come from the closure's payload, a few words into it, both
@@ -349,10 +368,22 @@ uint64_t stg_walk__restored_sp(const struct stg_walk *w, uint64_t sp, uint64_t s
         stg_walk__run(&trial, x, stack, STG_EXACT, scratch, 64, &res);
         if (res.err != WE_NONE)
             continue;
-        if (found)
+        if (nfound == (int)(sizeof cands / sizeof cands[0]))
             return 0;
-        found = x;
+        cands[nfound++] = x;
     }
+    /* More than one: words the copy has not reached yet can be frames
+     * too, popped before (a copy of the same frames at the same place, an
+     * earlier round's), and a register a little short of the end (the
+     * bound less a header) can start a whole walk in them that runs into
+     * the true end. The deepest is the end, then, if the frames from each
+     * other one lead there; else nothing is sure. */
+    for (int k = 0; k < nfound; k++)
+        if (cands[k] > found)
+            found = cands[k];
+    for (int k = 0; k < nfound; k++)
+        if (!frames_lead_to(w, &c, cands[k], found))
+            return 0;
     return found;
 }
 
