@@ -1,5 +1,6 @@
 /* report.c - a human-readable summary: how the sampling went, then per OS
  * thread its samples, time on CPU, tag shares and top functions. */
+#define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,13 +196,15 @@ static void header(const struct profile *p, FILE *f)
     fputc('\n', f);
     if (p->children[0])
         fprintf(f, "  children:  %s\n", p->children);
-    if (p->launched && p->exited) {
+    if (p->exited && p->exit_status != -1) {
+        const char *who = p->launched ? "the command" : "the process";
         if (WIFEXITED(p->exit_status))
-            fprintf(f, "  exit:      the command exited with status %d\n",
-                    WEXITSTATUS(p->exit_status));
-        else if (WIFSIGNALED(p->exit_status))
-            fprintf(f, "  exit:      the command was killed by signal %d\n",
-                    WTERMSIG(p->exit_status));
+            fprintf(f, "  exit:      %s exited with status %d\n", who, WEXITSTATUS(p->exit_status));
+        else if (WIFSIGNALED(p->exit_status)) {
+            const char *abbrev = sigabbrev_np(WTERMSIG(p->exit_status));
+            fprintf(f, "  exit:      %s was killed by signal %d (SIG%s)\n", who,
+                    WTERMSIG(p->exit_status), abbrev ? abbrev : "?");
+        }
     }
 }
 

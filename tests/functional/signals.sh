@@ -73,18 +73,23 @@ check_status "target-exits-normally" $?
 # at 0.5 s, recorded at 1 kHz; hsspy's exit status is STATUS and it says
 # how the command ended. Before, hsspy exited 0 and said nothing: a crash
 # under hsspy went unseen.
+# The recording is raw, and its report's exit: line says the same.
 ended() {
-    local how=$1 want=$2 line=$3 rc
-    "$HSSPY" record -F 1000 -o "$T/end-$how.folded" -- "$W/crasher" 0.5 "$how" >/dev/null 2>"$T/end-$how.err"
+    local how=$1 want=$2 line=$3 exit_line=$4 rc
+    "$HSSPY" record -F 1000 -f raw -o "$T/end-$how.raw" -- "$W/crasher" 0.5 "$how" >/dev/null 2>"$T/end-$how.err"
     rc=$?
     check "launched-$how-status" "hsspy exited $rc, not $want: $(tr '\n' '|' <"$T/end-$how.err")" test "$rc" = "$want"
     check "launched-$how-said" "no line saying '$line': $(tr '\n' '|' <"$T/end-$how.err")" \
         grep -Eq "^hsspy: warning: '[^']*crasher' \(pid [0-9]+\) $line" "$T/end-$how.err"
+    "$HSSPY" report -f folded -o "$T/end-$how.folded" "$T/end-$how.raw" 2>/dev/null
+    "$HSSPY" report -f report -o "$T/end-$how.report" "$T/end-$how.raw" 2>/dev/null
     check "launched-$how-sampled" "no samples of the spinning threads" has_line "$T/end-$how.folded" ';spin [0-9]+$'
+    check "launched-$how-report" "report says: $(grep 'exit:' "$T/end-$how.report")" \
+        grep -Eq "^ *exit: *the command $exit_line\$" "$T/end-$how.report"
 }
-ended segv 139 'was killed by signal 11 \(SIGSEGV: Segmentation fault\)'
-ended abort 134 'was killed by signal 6 \(SIGABRT: Aborted\)'
-ended 7 7 'exited with status 7'
+ended segv 139 'was killed by signal 11 \(SIGSEGV: Segmentation fault\)' 'was killed by signal 11 \(SIGSEGV\)'
+ended abort 134 'was killed by signal 6 \(SIGABRT: Aborted\)' 'was killed by signal 6 \(SIGABRT\)'
+ended 7 7 'exited with status 7' 'exited with status 7'
 "$HSSPY" record -F 1000 -o /dev/null -- "$W/crasher" 0.2 0 2>"$T/end-0.err"
 check_status "launched-success-status" $? "$T/end-0.err"
 check "launched-success-quiet" "a line on how a successful command ended: $(tr '\n' '|' <"$T/end-0.err")" \
@@ -95,8 +100,10 @@ check "launched-success-quiet" "a line on how a successful command ended: $(tr '
 bg "$W/crasher" 1 segv >"$T/crash.out"
 target=$!
 wait_for_line "$T/crash.out" '^ready$'
-"$HSSPY" record -F 1000 -p "$target" -o /dev/null 2>"$T/att.err"
+"$HSSPY" record -F 1000 -p "$target" -f report -o "$T/att.report" 2>"$T/att.err"
 check_status "attached-hsspy-ok" $? "$T/att.err"
+check "attached-report" "report says: $(grep 'exit:' "$T/att.report")" \
+    grep -Eq "^ *exit: *the process was killed by signal 11 \(SIGSEGV\)$" "$T/att.report"
 wait "$target"
 rc=$?
 check "attached-fault-delivered" "the target's parent saw status $rc, not 139 (SIGSEGV)" test "$rc" = 139
