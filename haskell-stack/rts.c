@@ -726,7 +726,8 @@ size_t rts__thread_pointers(struct rts *r, struct rts_thread_pointer *out, size_
 }
 
 /* Has hs_exit begun? It frees what the layout is checked on (capabilities,
- * Tasks): a check that fails then says nothing of the layout. Says so. */
+ * Tasks): a check then says nothing of the layout, failed or passed (freed
+ * memory can still hold what was there). Says so. */
 static bool warned_shut_down(const struct rts *r)
 {
     uint64_t down = 0;
@@ -753,6 +754,12 @@ void rts__poll(struct rts *r)
             warn_c_only(r, "its runtime has not started within 10 s (n_capabilities is 0)",
                         "attach again once it runs Haskell code");
         }
+        return;
+    }
+    /* Once hs_exit has begun, what the check reads is being freed: a
+     * check that passes on what free() left says nothing either. */
+    if (warned_shut_down(r)) {
+        r->pending = false;
         return;
     }
     enum validity v = validate(r, why, sizeof why);
