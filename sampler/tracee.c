@@ -1090,13 +1090,6 @@ static long ncpus(void)
  * takes microseconds): beyond, it is running. */
 #define WAKING_ON_CPU_NS 500000u
 
-/* A thread our stop woke from a call (waking): has it done anything else
- * since it was resumed? A sample since (of a switch, or with --nonblocking
- * of an instant) with other registers than the stop's shows it elsewhere
- * (a call that the stop ended, epoll_wait's EINTR, or that ended as the
- * stop came: the thread went on with its work, and maybe to sleep in
- * another call); so does a long time on a CPU. (The stop's pc and rsp are
- * those of its capture, capture__remember's.) */
 /* Is (sp, pc) where th's stop found it? (The call the stop interrupted
  * is restarted: the kernel steps the pc back over the two bytes of its
  * `syscall`, the rsp as it was. A sample on its way back, or its syscall
@@ -1106,6 +1099,13 @@ static bool at_stop(const struct tthread *th, uint64_t sp, uint64_t pc)
     return sp == th->last_rsp && (pc == th->last_pc || pc + 2 == th->last_pc);
 }
 
+/* A thread our stop woke from a call (waking): has it done anything else
+ * since it was resumed? A sample since (of a switch, or with --nonblocking
+ * of an instant) with other registers than the stop's shows it elsewhere
+ * (a call that the stop ended, epoll_wait's EINTR, or that ended as the
+ * stop came: the thread went on with its work, and maybe to sleep in
+ * another call); so does a long time on a CPU. (The stop's pc and rsp are
+ * those of its capture, capture__remember's.) */
 static bool waking_away(const struct tthread *th, bool back, uint64_t now)
 {
     if (!th->last_pc)
