@@ -30,7 +30,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 WORKLOADS_C := $(wildcard tests/workloads/*.c)
 WORKLOAD_BIN := $(WORKLOADS_C:tests/workloads/%.c=$(B)/workloads/%) \
-                $(B)/workloads/symtest_pie $(B)/workloads/symtest_nopie \
+                $(B)/workloads/symtest_pie $(B)/workloads/symtest_nopie $(B)/workloads/chains_static \
                 $(B)/workloads/cxx $(B)/workloads/hs/calib
 
 all: hsspy
@@ -73,6 +73,12 @@ $(B)/workloads/hs/calib: tests/workloads/hs/calib.hs tests/workloads/hs/calib_c.
 	@mkdir -p $(B)/workloads/hs/obj-calib
 	cd tests/workloads/hs && ghc -v0 -outputdir $(abspath $(B)/workloads/hs/obj-calib) \
 	    -o $(abspath $@) -O2 -threaded -rtsopts $(notdir $^)
+
+# chains linked statically: its CFI in .eh_frame, with no .eh_frame_hdr.
+$(B)/workloads/chains_static: tests/workloads/chains.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread -static \
+	    -o $@ $<
 
 # GMP's assembly routines, without unwind information, under C callers.
 $(B)/workloads/bignum: tests/workloads/bignum.c

@@ -207,6 +207,47 @@ static void read_eh_frame_hdr(struct module *m)
     }
 }
 
+/* Without a .eh_frame_hdr (a static executable, see eh_frame.h), the
+ * table it would hold, built from .eh_frame: else libunwind finds no
+ * function's CFI in the file, and every address in a GHC program's file
+ * would pass for Haskell code, its C code included. */
+static void index_eh_frame(struct module *m)
+{
+    size_t shstrndx;
+    Elf_Scn *scn = NULL;
+    if (elf_getshdrstrndx(m->elf, &shstrndx) != 0)
+        return;
+    while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS)
+            continue;
+        const char *nm = elf_strptr(m->elf, shstrndx, sh.sh_name);
+        if (!nm || strcmp(nm, ".eh_frame") != 0)
+            continue;
+        size_t avail = 0;
+        const uint8_t *p = module__file_at(m, sh.sh_addr, &avail);
+        if (!p)
+            return;
+        uint64_t at = sh.sh_addr + (uint64_t)m->bias;
+        struct eh_frame_entry *e;
+        long n = eh_frame__index(p, sh.sh_size < avail ? sh.sh_size : avail, at, m->bias,
+                                 m->lo, m->hi, &e);
+        if (n <= 0)
+            return;
+        m->ehf_index = e;
+        m->ehf_hdr = at;
+        m->ehf_count = (uint64_t)n;
+        return;
+    }
+}
+
+static void find_unwind_table(struct module *m)
+{
+    read_eh_frame_hdr(m);
+    if (!m->ehf_count)
+        index_eh_frame(m);
+}
+
 static int finish_open(struct module *m)
 {
     size_t nph;
@@ -287,7 +328,7 @@ int module__open(struct module *m, pid_t pid, const struct maps *maps, size_t fi
         r = -ENOEXEC;
         goto err;
     }
-    read_eh_frame_hdr(m);
+    find_unwind_table(m);
     /* Find a separate debug file now, while the target's root can still
      * be reached through /proc: it is read only when a frame needs a
      * name, which can be after the target has exited. */
@@ -329,7 +370,7 @@ int module__open_memory(struct module *m, const char *name, uint64_t start, cons
             m->bias = (int64_t)(start - (m->ph[i].p_vaddr & PAGE_MASK_4K));
             break;
         }
-    read_eh_frame_hdr(m);
+    find_unwind_table(m);
     return 0;
 }
 
@@ -359,7 +400,7 @@ int module__open_file(struct module *m, const char *path, uint64_t lo, uint64_t 
     }
     if ((r = finish_open(m)) < 0)
         goto err;
-    read_eh_frame_hdr(m);
+    find_unwind_table(m);
     return 0;
 err:
     module__close(m);
@@ -385,6 +426,7 @@ void module__close(struct module *m)
     if (m->fd >= 0)
         close(m->fd);
     free(m->mem);
+    free(m->ehf_index);
     free(m->ph);
     free(m->path);
     memset(m, 0, sizeof *m);

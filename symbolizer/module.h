@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "symbolizer/dwarf_lines.h"
+#include "symbolizer/eh_frame.h"
 #include "symbolizer/elf_symtab.h"
 #include "symbolizer/maps.h"
 
@@ -42,9 +43,12 @@ struct module {
     bool is_haskell;      /* GHC compiled code in it (.comment "GHC x.y.z") */
     char ghc_version[16]; /* "9.0.2", or "" */
 
-    /* .eh_frame_hdr, in runtime addresses, for the unwinder */
+    /* .eh_frame_hdr, in runtime addresses, for the unwinder; without one
+     * (a static executable), ehf_index is the table built from .eh_frame
+     * (owned), its entries relative to ehf_hdr, .eh_frame's address */
     uint64_t ehf_hdr, ehf_table;
     uint64_t ehf_count;
+    struct eh_frame_entry *ehf_index;
 
     bool syms_loaded, lines_tried, lines_ok;
     struct symtab syms;

@@ -12,6 +12,11 @@
 
 #include "sampler/remote.h"
 
+/* Where libunwind is told a table built from .eh_frame is (module.h's
+ * ehf_index): an address no process can map (not canonical, with 4- or
+ * 5-level page tables), read by access_mem from the table in our memory. */
+#define UNWIND_TABLE_AT 0x4000000000000000ull
+
 /* libunwind as Debian builds it (CONFIG_BLOCK_SIGNALS, and no support for
  * UNW_CACHE_PER_THREAD, which it quietly turns into the global cache)
  * blocks every signal around each use of its cache and memory pools, so
@@ -64,10 +69,14 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
     di.start_ip = m->lo;
     di.end_ip = m->hi;
     di.u.rti.segbase = m->ehf_hdr;
-    di.u.rti.table_data = m->ehf_table;
+    di.u.rti.table_data = m->ehf_index ? UNWIND_TABLE_AT : m->ehf_table;
     /* table_len counts words; each table entry is two int32s. */
     di.u.rti.table_len = m->ehf_count * 8 / sizeof(unw_word_t);
-    return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+    u->table = m->ehf_index;
+    u->table_bytes = m->ehf_count * sizeof *m->ehf_index;
+    int r = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+    u->table = NULL;
+    return r;
 }
 
 static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
@@ -94,6 +103,13 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
     (void)as;
     if (write)
         return -UNW_EINVAL;
+    if (u->table && addr - UNWIND_TABLE_AT < u->table_bytes) {
+        /* libunwind reads the words of the table it searches: ours. */
+        uint64_t off = addr - UNWIND_TABLE_AT, left = u->table_bytes - off;
+        *val = 0;
+        memcpy(val, (const uint8_t *)u->table + off, left < sizeof *val ? left : sizeof *val);
+        return 0;
+    }
     uint64_t *hi = u->guessing ? &u->guess_hi : &u->stack_hi;
     if (u->img && memimg__read_u64(u->img, addr, (uint64_t *)val) == 0) {
         if (u->regs && addr >= u->regs->rsp && addr + 8 > *hi)

@@ -67,6 +67,10 @@ struct unwinder {
     uint64_t guess_hi;
     unsigned long guess_live;
     struct unwind_stats st;
+    /* The table of a module without .eh_frame_hdr (module.h's ehf_index)
+     * while libunwind searches it: it reads it at UNWIND_TABLE_AT. */
+    const struct eh_frame_entry *table;
+    uint64_t table_bytes;
     uint64_t cfi_cache_pc[1024];
     int8_t cfi_cache_val[1024];
     uint64_t sig_cache_pc[256]; /* is a return address a signal's way back? */

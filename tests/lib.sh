@@ -276,7 +276,9 @@ hs_run() {
 # hs_start SUITE OUT ERR PROG ARGS...: start PROG in the background with
 # its stdout in OUT and stderr in ERR; HS_PID is its PID once it runs PROG
 # (a chroot's program gets there through unshare and sh, which exec, so
-# attaching earlier would see it exec). "Runs" means its libc is mapped:
+# attaching earlier would see it exec). "Runs" means its libc is mapped
+# (or, for a static executable, that it has started a second thread, as
+# GHC's runtime does):
 # /proc/PID/exe changes while execve is still under way, and a tracer
 # that attaches then is told of that very exec, which hsspy takes for the
 # program replacing itself. Returns 1 if it never got there.
@@ -294,7 +296,9 @@ hs_start() {
     for i in $(seq 1 400); do
         # (readlink can fail for a moment while the process execs)
         exe=$(readlink "/proc/$HS_PID/exe" 2>/dev/null)
-        [ "${exe##*/}" = "${prog##*/}" ] && grep -q '/libc\.so' "/proc/$HS_PID/maps" 2>/dev/null &&
+        [ "${exe##*/}" = "${prog##*/}" ] &&
+            { grep -q '/libc\.so' "/proc/$HS_PID/maps" 2>/dev/null ||
+                [ "$(ls "/proc/$HS_PID/task" 2>/dev/null | wc -l)" -ge 2 ]; } &&
             return 0
         kill -0 "$HS_PID" 2>/dev/null || return 1
         sleep 0.025

@@ -1,6 +1,7 @@
 # c_chains - a two-thread C program without frame pointers: both launch and
 # attach mode must find each thread's outer;middle;leaf chain, under the
-# right entry function, and --threads must keep the two threads apart. A
+# right entry function, and --threads must keep the two threads apart;
+# so must a static build of it, which has no .eh_frame_hdr. A
 # leaf in assembly without unwind information is still under its callers;
 # a thread that names itself late is reported by that name; glibc's stdio,
 # whose CIEs name a personality routine, unwinds from the copy alone; C++
@@ -32,6 +33,19 @@ check "launch-outermost-frames" "main chain not rooted in _start/__libc_start_ma
     has_line "$T/launch.folded" '^_start;__libc_start_main;__libc_start_call_main;main;outer;middle;leaf '
 check "launch-worker-root" "worker chain not rooted in start_thread" \
     has_line "$T/launch.folded" '(^|;)start_thread;worker;outer;middle;leaf '
+
+# The same program linked statically: gcc asks the linker for a
+# .eh_frame_hdr only when it links dynamically, and libunwind finds CFI
+# only through one: hsspy indexes .eh_frame itself, and both chains reach
+# their roots, _start and clone3. (Before, none of the file's CFI was
+# used: the chains held by heuristics, short of their roots.)
+"$HSSPY" record -q -F 199 -d 2 -o "$T/static.folded" -- "$W/chains_static" 2.5 >/dev/null 2>"$T/static.err"
+check_status "static-exit-status" $? "$T/static.err"
+check_chains "static-chains" "$T/static.folded"
+static_main=$(count_matching "$T/static.folded" '^_start;__libc_start_main;__libc_start_call_main;main;outer;middle;leaf [0-9]+$')
+static_worker=$(count_matching "$T/static.folded" '^(__GI_)?__clone3;start_thread;worker;outer;middle;leaf [0-9]+$')
+check "static-roots" "of $(total_count "$T/static.folded") samples, $static_main under _start, $static_worker under clone3: $(sort -t' ' -k2 -rn "$T/static.folded" | head -n 4 | tr '\n' '|')" \
+    test "$static_main" -ge 50 -a "$static_worker" -ge 50
 
 # Attach mode, with --threads.
 bg "$CH" 4 >"$T/attach.out"

@@ -1,7 +1,8 @@
 # fuzz - the C unwinder, the RTS reader and the STG walker over damaged
 # copies of memory captured from real targets (a GHC program with every tag,
-# a deep Haskell recursion, a C program), and the raw-file reader over
-# damaged recordings: under AddressSanitizer and UndefinedBehaviorSanitizer
+# a deep Haskell recursion, a C program), the raw-file reader over
+# damaged recordings, and the index of a static executable's .eh_frame
+# over damaged copies of a GHC program's (its C runtime's FDEs): under AddressSanitizer and UndefinedBehaviorSanitizer
 # (any finding aborts), no crash, and every walk ends. make check runs
 # 100000 of each; `make stress` runs a million.
 . "$(dirname "$0")/../lib.sh"
@@ -47,4 +48,13 @@ if [ $rc -eq 0 ] && echo "$out" | grep -q "iterations $N,"; then
     echo "    $out" >&2
 else
     fail "raw-reader" "status $rc: $out $(head -c 2000 "$T/fuzz.err")"
+fi
+
+out=$("$FUZZ" eh_frame "$demo" "$N" 2>"$T/fuzz.err")
+rc=$?
+if [ $rc -eq 0 ] && echo "$out" | grep -q "iterations $N,"; then
+    pass "eh-frame-index"
+    echo "    $out" >&2
+else
+    fail "eh-frame-index" "status $rc: $out $(head -c 2000 "$T/fuzz.err")"
 fi

@@ -7,7 +7,8 @@
 # of the main thread's stack, tagged [unsafe-ffi] (before, a third of them
 # stopped at the routine: [rts], or [safe-ffi] in the non-threaded runtime,
 # with no Haskell frame), with the threaded runtime and without. A C call
-# much deeper than the samples before it is copied whole (deepffi.hs). For
+# much deeper than the samples before it is copied whole (deepffi.hs). A
+# statically linked build's C function is [unsafe-ffi] too. For
 # every GHC version this machine has.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
@@ -28,6 +29,27 @@ unsafe_ffi() { # SUITE CASE-PREFIX
     # The frame below the C function is the Haskell code that made the call.
     check "$c-haskell-caller" "no Main.* frame right below unsafe_leaf_spin" \
         has_line "$T/ffi.folded" '(^|;)Main\.[^;]+;unsafe_leaf_spin [0-9]+$'
+}
+
+# The same program linked statically (-optl-static), as Haskell programs
+# are for shipping: without a .eh_frame_hdr, its C code's CFI is found by
+# hsspy's index of .eh_frame; without it every address in the file passed
+# for Haskell code, and a sample in the C function was [haskell].
+static_ffi() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2-static prog leaf unsafe
+    prog=$(hs_build "$suite" unsafe_leaf_static unsafe_leaf.hs unsafe_leaf_c.c -- -O1 -threaded \
+        -rtsopts -static -optl-static -optl-pthread) ||
+        { fail "$c-build" "ghc could not link unsafe_leaf.hs statically"; return; }
+    rm -f "$T/static.folded"
+    hs_record "$suite" /dev/null "$T/err" -q -F 199 -d 2 -o "$T/static.folded" -- "$prog" 2.5
+    check_status "$c-exit-status" $? "$T/err"
+    grep -E ';unsafe_leaf_spin [0-9]+$' "$T/static.folded" >"$T/static.leaf" || true
+    leaf=$(total_count "$T/static.leaf")
+    unsafe=$(count_matching "$T/static.leaf" '^\[unsafe-ffi\];\[catch\];Main\.[^;]+;(Main\.[^;]+;)*unsafe_leaf_spin [0-9]+$')
+    check "$c-c-leaf" "unsafe_leaf_spin is the leaf of $leaf of $(total_count "$T/static.folded") samples: $(sort -t' ' -k2 -rn "$T/static.folded" | head -n3 | tr '\n' '|')" \
+        test $((10 * leaf)) -ge $((8 * $(total_count "$T/static.folded"))) -a "$leaf" -gt 100
+    check "$c-unsafe-ffi" "$unsafe of $leaf samples in unsafe_leaf_spin are [unsafe-ffi] under Main's code: $(sort -t' ' -k2 -rn "$T/static.leaf" | head -n3 | tr '\n' '|')" \
+        test $((100 * unsafe)) -ge $((95 * leaf)) -a "$leaf" -gt 0
 }
 
 integers() { # SUITE CASE-PREFIX RTS
@@ -85,6 +107,7 @@ ghc_targets
 for suite in $GHC_TARGETS; do
     deep_call "$suite" "ghc-$(ghc_version "$suite")"
     unsafe_ffi "$suite" "ghc-$(ghc_version "$suite")"
+    static_ffi "$suite" "ghc-$(ghc_version "$suite")"
     integers "$suite" "ghc-$(ghc_version "$suite")" threaded
     integers "$suite" "ghc-$(ghc_version "$suite")" single
 done

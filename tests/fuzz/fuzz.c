@@ -12,19 +12,25 @@
  *                     (and, one time in four, the walk again without its
  *                     cache of info tables: the frames must be the same)
  *   fuzz raw FILE N   a raw recording, truncated, bit-flipped, overwritten
+ *   fuzz eh_frame ELF N  the .eh_frame section of an executable, damaged
+ *                     the same ways, indexed as for a static executable
  *
  * Prints "iterations N, max us M, mean us A" (CPU time per iteration) and
  * exits 0 when done. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "haskell-stack/hs_sample.h"
 #include "haskell-stack/stg_walk.h"
 #include "out/raw.h"
+#include "symbolizer/eh_frame.h"
 #include "sampler/capfile.h"
 #include "symbolizer/unwind.h"
 
@@ -241,6 +247,37 @@ static int fuzz_walk(const char *dir, long iterations)
     return 0;
 }
 
+/* A copy of good[0..len) (len >= 16) damaged one way: cut short, bits
+ * flipped, a length-like word written, or a run of random bytes; in *n
+ * its length, and exactly that many bytes allocated, so that a read past
+ * them is AddressSanitizer's. */
+static uint8_t *damaged(const uint8_t *good, size_t len, size_t *n)
+{
+    uint8_t *m = malloc(len);
+    memcpy(m, good, len);
+    *n = len;
+    switch (rnd() % 4) {
+    case 0: *n = (size_t)(rnd() % len); break;
+    case 1:
+        for (int k = 0; k < 1 + (int)(rnd() % 4); k++)
+            m[rnd() % len] ^= (uint8_t)(1u << (rnd() % 8));
+        break;
+    case 2: {
+        size_t at = (size_t)(rnd() % (len - 4));
+        uint32_t v = rnd() % 3 ? (uint32_t)(rnd() % 100000) : 0xffffffffu;
+        memcpy(m + at, &v, 4);
+        break;
+    }
+    default:
+        for (size_t k = (size_t)(rnd() % len), e2 = k + rnd() % 64; k < e2 && k < len; k++)
+            m[k] = (uint8_t)rnd();
+    }
+    uint8_t *exact = malloc(*n ? *n : 1);
+    memcpy(exact, m, *n);
+    free(m);
+    return exact;
+}
+
 static int fuzz_raw(const char *file, long iterations)
 {
     FILE *f = fopen(file, "rb");
@@ -258,27 +295,8 @@ static int fuzz_raw(const char *file, long iterations)
     if (len < 16)
         return 2;
     for (long it = 0; it < iterations; it++) {
-        size_t n = len;
-        uint8_t *m = malloc(len + 64);
-        memcpy(m, good, len);
-        switch (rnd() % 4) {
-        case 0: n = (size_t)(rnd() % len); break;
-        case 1:
-            for (int k = 0; k < 1 + (int)(rnd() % 4); k++)
-                m[rnd() % len] ^= (uint8_t)(1u << (rnd() % 8));
-            break;
-        case 2: {
-            size_t at = (size_t)(rnd() % (len - 4));
-            uint32_t v = rnd() % 3 ? (uint32_t)(rnd() % 100000) : 0xffffffffu;
-            memcpy(m + at, &v, 4);
-            break;
-        }
-        default:
-            for (size_t k = (size_t)(rnd() % len), e2 = k + rnd() % 64; k < e2 && k < len; k++)
-                m[k] = (uint8_t)rnd();
-        }
-        uint8_t *exact = malloc(n ? n : 1);
-        memcpy(exact, m, n);
+        size_t n;
+        uint8_t *exact = damaged(good, len, &n);
         struct profile p;
         char err[256];
         uint64_t t0 = now_ns();
@@ -290,17 +308,72 @@ static int fuzz_raw(const char *file, long iterations)
         if (dt > max_ns)
             max_ns = dt;
         free(exact);
-        free(m);
     }
     printf("raw: iterations %ld, accepted %ld, max us %.0f\n", iterations, accepted,
            (double)max_ns / 1e3);
     return 0;
 }
 
+/* The .eh_frame of elf, damaged: whatever is indexed lies in the bytes
+ * given, sorted. Fails (1) on an entry that does not. */
+static int fuzz_eh_frame(const char *file, long iterations)
+{
+    int fd = open(file, O_RDONLY);
+    Elf *elf = NULL;
+    Elf_Scn *scn = NULL;
+    Elf_Data *d = NULL;
+    GElf_Shdr sh;
+    size_t shstrndx;
+    uint64_t max_ns = 0, indexed = 0;
+
+    elf_version(EV_CURRENT);
+    if (fd < 0 || !(elf = elf_begin(fd, ELF_C_READ, NULL)) ||
+        elf_getshdrstrndx(elf, &shstrndx) != 0) {
+        fprintf(stderr, "%s: not an ELF file\n", file);
+        return 2;
+    }
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        const char *nm;
+        if (gelf_getshdr(scn, &sh) && (nm = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+            strcmp(nm, ".eh_frame") == 0) {
+            d = elf_getdata(scn, NULL);
+            break;
+        }
+    }
+    if (!d || d->d_size < 16) {
+        fprintf(stderr, "%s: no .eh_frame\n", file);
+        return 2;
+    }
+    for (long it = 0; it < iterations; it++) {
+        size_t n;
+        uint8_t *exact = damaged(d->d_buf, d->d_size, &n);
+        struct eh_frame_entry *e;
+        uint64_t t0 = now_ns();
+        long k = eh_frame__index(exact, n, sh.sh_addr, 0, 1, UINT64_MAX, &e);
+        uint64_t dt = now_ns() - t0;
+        if (dt > max_ns)
+            max_ns = dt;
+        for (long i = 0; i < k; i++)
+            if (e[i].fde < 0 || (size_t)e[i].fde >= n || (i && e[i - 1].start > e[i].start)) {
+                fprintf(stderr, "iteration %ld: entry %ld of %ld: FDE at %d of %zu bytes\n",
+                        it, i, k, e[i].fde, n);
+                return 1;
+            }
+        indexed += k > 0 ? (uint64_t)k : 0;
+        free(e);
+        free(exact);
+    }
+    printf("eh_frame: iterations %ld, entries %.1f each, max us %.0f\n", iterations,
+           iterations ? (double)indexed / (double)iterations : 0.0, (double)max_ns / 1e3);
+    elf_end(elf);
+    close(fd);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: fuzz walk DIR N | fuzz raw FILE N\n");
+        fprintf(stderr, "usage: fuzz walk DIR N | fuzz raw FILE N | fuzz eh_frame ELF N\n");
         return 2;
     }
     long n = atol(argv[3]);
@@ -308,5 +381,7 @@ int main(int argc, char **argv)
         return fuzz_walk(argv[2], n);
     if (strcmp(argv[1], "raw") == 0)
         return fuzz_raw(argv[2], n);
+    if (strcmp(argv[1], "eh_frame") == 0)
+        return fuzz_eh_frame(argv[2], n);
     return 2;
 }

@@ -1,0 +1,235 @@
+/* eh_frame.c - an index of a .eh_frame section (see eh_frame.h).
+ *
+ * A record is a length (4 bytes, or 0xffffffff and 8), then an id: 0 for
+ * a CIE, else the distance back from the id to the FDE's CIE. Only two
+ * things are read: from a CIE, the encoding of its FDEs' addresses (the
+ * 'R' of a "z" augmentation; absolute without one), and from an FDE, its
+ * function's first address in that encoding. libunwind parses the rest
+ * when it unwinds through the function.
+ */
+#include "symbolizer/eh_frame.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ENC_OMIT 0xff
+#define ENC_PCREL 0x10
+
+struct rd {
+    const uint8_t *p;
+    size_t end; /* the record's end: no read goes past it */
+    size_t pos;
+    bool bad;
+};
+
+static uint64_t rd_fixed(struct rd *r, size_t n)
+{
+    uint64_t v = 0;
+    if (r->bad || n > r->end - r->pos) {
+        r->bad = true;
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)r->p[r->pos + i] << (8 * i);
+    r->pos += n;
+    return v;
+}
+
+static uint64_t rd_uleb(struct rd *r)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        uint8_t b = (uint8_t)rd_fixed(r, 1);
+        if (r->bad)
+            return 0;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return v;
+    }
+    r->bad = true; /* longer than any 64-bit value */
+    return 0;
+}
+
+static int64_t rd_sleb(struct rd *r)
+{
+    int64_t v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        uint8_t b = (uint8_t)rd_fixed(r, 1);
+        if (r->bad)
+            return 0;
+        v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+        if (!(b & 0x80)) {
+            if (shift + 7 < 64 && (b & 0x40))
+                v |= -((int64_t)1 << (shift + 7));
+            return v;
+        }
+    }
+    r->bad = true;
+    return 0;
+}
+
+/* A pointer in encoding enc (DW_EH_PE_*), the field's runtime address
+ * being `at`; false for one linkers do not emit in .eh_frame (relative to
+ * data, text or the function, indirect) or that does not fit. */
+static bool rd_pointer(struct rd *r, uint8_t enc, uint64_t at, int64_t bias, uint64_t *out)
+{
+    uint64_t v;
+    switch (enc & 0x0f) {
+    case 0x00: v = rd_fixed(r, 8); break;                          /* absptr */
+    case 0x01: v = rd_uleb(r); break;                              /* uleb128 */
+    case 0x02: v = rd_fixed(r, 2); break;                          /* udata2 */
+    case 0x03: v = rd_fixed(r, 4); break;                          /* udata4 */
+    case 0x04: v = rd_fixed(r, 8); break;                          /* udata8 */
+    case 0x09: v = (uint64_t)rd_sleb(r); break;                    /* sleb128 */
+    case 0x0a: v = (uint64_t)(int64_t)(int16_t)rd_fixed(r, 2); break; /* sdata2 */
+    case 0x0b: v = (uint64_t)(int64_t)(int32_t)rd_fixed(r, 4); break; /* sdata4 */
+    case 0x0c: v = rd_fixed(r, 8); break;                          /* sdata8 */
+    default: r->bad = true; return false;
+    }
+    if (r->bad || (enc & 0x80))
+        return false;
+    switch (enc & 0x70) {
+    case 0x00: *out = v + (uint64_t)bias; return true;
+    case ENC_PCREL: *out = v + at; return true;
+    default: return false;
+    }
+}
+
+/* The extent of the record at off: its id's position in *body, its end in
+ * *end. 0, 1 at the terminator (a zero length), -1 if it runs off. */
+static int record_at(const uint8_t *sec, size_t len, size_t off, size_t *body, size_t *end)
+{
+    struct rd r = {sec, len, off, false};
+    uint64_t n = rd_fixed(&r, 4);
+    if (!r.bad && n == 0xffffffffu)
+        n = rd_fixed(&r, 8);
+    if (r.bad)
+        return -1;
+    if (n == 0)
+        return 1;
+    if (n > len - r.pos || n < 4)
+        return -1;
+    *body = r.pos;
+    *end = r.pos + (size_t)n;
+    return 0;
+}
+
+/* The encoding of the addresses of the FDEs of the CIE at off, or
+ * ENC_OMIT if it cannot be read. */
+static uint8_t cie_encoding(const uint8_t *sec, size_t len, size_t off)
+{
+    size_t body, end;
+    if (record_at(sec, len, off, &body, &end) != 0)
+        return ENC_OMIT;
+    struct rd r = {sec, end, body, false};
+    if (rd_fixed(&r, 4) != 0)
+        return ENC_OMIT; /* not a CIE */
+    uint8_t version = (uint8_t)rd_fixed(&r, 1);
+    const char *aug = (const char *)sec + r.pos;
+    size_t alen = strnlen(aug, end - r.pos);
+    if (r.bad || alen == end - r.pos)
+        return ENC_OMIT;
+    r.pos += alen + 1;
+    if (strstr(aug, "eh"))
+        rd_fixed(&r, 8); /* an old GNU extension: a pointer to EH data */
+    rd_uleb(&r);         /* code alignment */
+    rd_sleb(&r);         /* data alignment */
+    if (version == 1)
+        rd_fixed(&r, 1); /* return address register */
+    else
+        rd_uleb(&r);
+    if (r.bad)
+        return ENC_OMIT;
+    if (aug[0] != 'z')
+        return 0x00; /* absptr: no augmentation data to say otherwise */
+    rd_uleb(&r); /* the augmentation data's length */
+    for (size_t i = 1; i < alen && !r.bad; i++) {
+        switch (aug[i]) {
+        case 'R':
+            return (uint8_t)rd_fixed(&r, 1);
+        case 'L': /* the LSDA's encoding */
+            rd_fixed(&r, 1);
+            break;
+        case 'P': { /* the personality routine: its encoding, then it */
+            uint8_t enc = (uint8_t)rd_fixed(&r, 1);
+            uint64_t ignored;
+            if (!r.bad && !rd_pointer(&r, enc & 0x0f, 0, 0, &ignored))
+                return ENC_OMIT;
+            break;
+        }
+        case 'S': /* a signal frame */
+        case 'B': /* AArch64's key */
+        case 'G': /* memory tags */
+            break;
+        default:
+            return ENC_OMIT; /* unknown: its data's size unknown */
+        }
+    }
+    return r.bad ? ENC_OMIT : 0x00;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const struct eh_frame_entry *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+long eh_frame__index(const uint8_t *sec, size_t len, uint64_t at, int64_t bias, uint64_t lo,
+                     uint64_t hi, struct eh_frame_entry **out)
+{
+    struct eh_frame_entry *e = NULL;
+    size_t n = 0, cap = 0;
+    size_t cie_off = (size_t)-1; /* the last CIE read, and its encoding */
+    uint8_t cie_enc = ENC_OMIT;
+
+    *out = NULL;
+    if (len > INT32_MAX)
+        len = INT32_MAX; /* offsets are int32s */
+    for (size_t off = 0, body, end; off < len; off = end) {
+        int k = record_at(sec, len, off, &body, &end);
+        if (k != 0)
+            break;
+        struct rd r = {sec, end, body, false};
+        uint64_t id = rd_fixed(&r, 4);
+        if (id == 0 || id > body)
+            continue; /* a CIE; or an FDE whose CIE would be before the section */
+        size_t cie = body - (size_t)id;
+        if (cie != cie_off) {
+            cie_off = cie;
+            cie_enc = cie_encoding(sec, len, cie);
+        }
+        uint64_t start;
+        if (cie_enc == ENC_OMIT || !rd_pointer(&r, cie_enc, at + r.pos, bias, &start))
+            continue;
+        /* A function the linker discarded keeps its FDE with a start of 0
+         * (or wherever its relocation left it): outside the file's code. */
+        if (start < lo || start >= hi)
+            continue;
+        int64_t rel = (int64_t)(start - at);
+        if (rel < INT32_MIN || rel > INT32_MAX)
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 256;
+            struct eh_frame_entry *ne = realloc(e, ncap * sizeof *e);
+            if (!ne) {
+                free(e);
+                return -ENOMEM;
+            }
+            e = ne;
+            cap = ncap;
+        }
+        e[n].start = (int32_t)rel;
+        e[n].fde = (int32_t)off;
+        n++;
+    }
+    if (n)
+        qsort(e, n, sizeof *e, by_start);
+    else {
+        free(e);
+        e = NULL;
+    }
+    *out = e;
+    return (long)n;
+}
