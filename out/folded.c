@@ -7,11 +7,12 @@
 #include "out/counter.h"
 #include "out/writer.h"
 
-/* Append a frame name, keeping the format's separators out of it. */
-static size_t append(char *buf, size_t pos, size_t size, const char *name)
+/* Append a frame name, keeping the format's separator out of it (names
+ * are text__clean'ed: no newline or other control character is left). */
+static size_t append(char *buf, size_t pos, const char *name)
 {
-    for (; *name && pos + 1 < size; name++)
-        buf[pos++] = (*name == ';' || *name == '\n') ? ':' : *name;
+    for (; *name; name++)
+        buf[pos++] = *name == ';' ? ':' : *name;
     buf[pos] = 0;
     return pos;
 }
@@ -21,7 +22,8 @@ static int write_folded(const struct profile *p, const struct out_opts *o, FILE 
     struct counter c;
     const char *names[MAX_FRAMES + 4];
     char scratch[128];
-    static char line[MAX_FRAMES * 64];
+    char *line = NULL; /* as long as the longest stack's names: never cut */
+    size_t cap = 0;
     int r = 0;
 
     struct out_group *g = NULL;
@@ -40,11 +42,23 @@ static int write_folded(const struct profile *p, const struct out_opts *o, FILE 
         n = out__path(p, s, o, names, MAX_FRAMES + 4, scratch, &first);
         if (n == 0)
             continue;
+        size_t need = 1;
+        for (int k = 0; k < n; k++)
+            need += strlen(names[k]) + 1;
+        if (need > cap) {
+            char *nl = realloc(line, need);
+            if (!nl) {
+                r = -1;
+                goto out;
+            }
+            line = nl;
+            cap = need;
+        }
         line[0] = 0;
         for (int k = 0; k < n; k++) {
-            if (k && pos + 1 < sizeof line)
+            if (k)
                 line[pos++] = ';';
-            pos = append(line, pos, sizeof line, names[k]);
+            pos = append(line, pos, names[k]);
         }
         if (!counter__add(&c, line, g[i].count, 0)) {
             r = -1;
@@ -60,6 +74,7 @@ static int write_folded(const struct profile *p, const struct out_opts *o, FILE 
         fprintf(f, "%s %llu\n", v[i].key, (unsigned long long)v[i].count);
     free(v);
 out:
+    free(line);
     free(g);
     counter__free(&c);
     return r;

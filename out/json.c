@@ -6,21 +6,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "out/text.h"
 #include "out/writer.h"
-
-static void str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p >= 0x7f)
-            fprintf(f, "\\u%04x", *p); /* bytes, not code points: never invalid JSON */
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
 
 static const char *kind_name(uint32_t k)
 {
@@ -43,14 +30,14 @@ static void frames(const struct profile *p, uint32_t stack, FILE *f)
         const struct frame_sym *s = p->syms ? &p->syms[ids[k]] : NULL;
         fprintf(f, "%s\n      {\"address\": \"0x%" PRIx64 "\", \"kind\": \"%s\", \"name\": ",
                 k ? "," : "", r->addr, kind_name(r->kind));
-        str(f, profile__frame_name(p, ids[k]));
+        text__json(f, profile__frame_name(p, ids[k]));
         if (s && s->object) {
             fputs(", \"object\": ", f);
-            str(f, s->object);
+            text__json(f, s->object);
         }
         if (s && s->file) {
             fputs(", \"file\": ", f);
-            str(f, s->file);
+            text__json(f, s->file);
             fprintf(f, ", \"line\": %d", s->line);
         }
         fputc('}', f);
@@ -62,10 +49,10 @@ static int write_json(const struct profile *p, const struct out_opts *o, FILE *f
 {
     (void)o;
     fprintf(f, "{\n  \"pid\": %d,\n  \"command\": ", (int)p->pid);
-    str(f, p->cmdline);
+    text__json(f, p->cmdline);
     fputs(",\n  \"ghc\": ", f);
     if (p->ghc_version[0])
-        str(f, p->ghc_version);
+        text__json(f, p->ghc_version);
     else
         fputs("null", f);
     /* (Child processes, not in the dump: to dump one by its pid.) */
@@ -73,7 +60,7 @@ static int write_json(const struct profile *p, const struct out_opts *o, FILE *f
     for (size_t i = 0; i < p->nkids; i++) {
         fprintf(f, "%s{\"pid\": %d, \"parent\": %d, \"command\": ", i ? ", " : "",
                 (int)p->kids[i].pid, (int)p->kids[i].parent);
-        str(f, p->kids[i].cmd);
+        text__json(f, p->kids[i].cmd);
         fputc('}', f);
     }
     fputs("],\n  \"threads\": [", f);
@@ -85,11 +72,11 @@ static int write_json(const struct profile *p, const struct out_opts *o, FILE *f
         const struct prof_sample *s = &smp;
         const struct prof_thread *t = &p->threads[s->thread];
         fprintf(f, "%s\n    {\"tid\": %d, \"name\": ", i ? "," : "", (int)t->tid);
-        str(f, t->comm);
+        text__json(f, t->comm);
         fputs(", \"role\": ", f);
-        str(f, t->role);
+        text__json(f, t->role);
         fputs(", \"tag\": ", f);
-        str(f, sample_tag__str(s->tag));
+        text__json(f, sample_tag__str(s->tag));
         fprintf(f, ", \"state\": \"%c\",\n     ", s->state ? s->state : '?');
         frames(p, s->stack, f);
         fputc('}', f);
@@ -99,7 +86,7 @@ static int write_json(const struct profile *p, const struct out_opts *o, FILE *f
                       : "],\n  \"haskell_threads_missing\": ",
           f);
     if (p->green_short[0])
-        str(f, p->green_short);
+        text__json(f, p->green_short);
     else
         fputs("null", f);
     fputs(",\n  \"haskell_threads\": [", f);
@@ -107,11 +94,11 @@ static int write_json(const struct profile *p, const struct out_opts *o, FILE *f
         const struct prof_green *g = &p->green[i];
         fprintf(f, "%s\n    {\"id\": %" PRIu64 ", \"label\": ", i ? "," : "", g->id);
         if (g->label[0])
-            str(f, g->label);
+            text__json(f, g->label);
         else
             fputs("null", f);
         fputs(", \"status\": ", f);
-        str(f, g->status);
+        text__json(f, g->status);
         if (g->blocked_on)
             fprintf(f, ", \"mvar\": \"0x%" PRIx64 "\"", g->blocked_on);
         if (g->owner_id)

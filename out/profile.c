@@ -1,5 +1,6 @@
 /* profile.c - interning of frames and stacks, samples and threads. */
 #include "out/profile.h"
+#include "out/text.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -99,6 +100,7 @@ int profile__thread(struct profile *p, pid_t tid, const char *comm)
     memset(t, 0, sizeof *t);
     t->tid = tid;
     strncpy(t->comm, comm ? comm : "?", sizeof t->comm - 1);
+    text__clean(t->comm);
     return (int)p->nthreads++;
 }
 
@@ -442,9 +444,18 @@ int profile__symbolize_new(struct profile *p, struct modset *ms)
         if (symbolize__frame(ms, &p->frames[p->nnamed], &p->syms[p->nnamed]) < 0 ||
             (o = frame_object(p, ms, &p->frames[p->nnamed])) < 0)
             return -ENOMEM;
+        profile__clean_sym(&p->syms[p->nnamed]);
         p->frame_object[p->nnamed] = (uint32_t)o;
     }
     return 0;
+}
+
+void profile__clean_sym(struct frame_sym *fs)
+{
+    char *parts[] = {fs->name, fs->symbol, fs->unit, fs->object, fs->file, fs->span};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        if (parts[i])
+            text__clean(parts[i]);
 }
 
 int profile__symbolize(struct profile *p, struct modset *ms)

@@ -282,6 +282,11 @@ void profile__drop_samples(struct profile *p);
  * object each is in. 0 or -ENOMEM. */
 int profile__symbolize_new(struct profile *p, struct modset *ms);
 
+/* Make a frame's names text (text__clean): what the target's files and
+ * memory name it with can hold any byte. profile__symbolize_new does it
+ * to every name it gives. */
+void profile__clean_sym(struct frame_sym *fs);
+
 /* Name every frame (once each): profile__symbolize_new, for a recording. */
 int profile__symbolize(struct profile *p, struct modset *ms);
 

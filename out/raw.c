@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "out/text.h"
 #include "out/writer.h"
 
 enum section {
@@ -387,6 +388,7 @@ static void get_str(struct cur *c, char *out, size_t size, const char *what)
     size_t take = len < size - 1 ? len : size - 1;
     memcpy(out, c->p, take);
     out[take] = 0;
+    text__clean(out); /* a file is input: its strings can hold any byte */
     c->p += len;
     c->left -= len;
 }
@@ -635,6 +637,7 @@ static void read_names(struct cur *c, struct profile *p)
         fs->lang = get_u8(c, "a frame name");
         if (fs->lang > LANG_NONE)
             failf(c, "corrupt: frame name %u has language %u", i, fs->lang);
+        profile__clean_sym(fs);
         /* (an empty name: none saved for that frame) */
     }
 }

@@ -16,62 +16,11 @@
 #include <string.h>
 
 #include "out/counter.h"
+#include "out/text.h"
 #include "out/writer.h"
 
 #define SCHEMA "https://www.speedscope.app/file-format-schema.json"
 #define NONE UINT32_MAX
-
-/* The length of the well-formed UTF-8 sequence at s, or 0. */
-static int utf8_len(const unsigned char *s)
-{
-    int n;
-    unsigned min;
-    unsigned c = s[0];
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2, min = 0x80, c &= 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        n = 3, min = 0x800, c &= 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        n = 4, min = 0x10000, c &= 0x07;
-    else
-        return 0;
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        c = c << 6 | (s[i] & 0x3f);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    return n;
-}
-
-/* A JSON string. Names and command lines are bytes: what is not UTF-8
- * becomes U+FFFD, so the file always parses. */
-static void json_str(FILE *f, const char *str)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    fputc('"', f);
-    while (*s) {
-        if (*s == '"' || *s == '\\') {
-            fputc('\\', f);
-            fputc(*s++, f);
-        } else if (*s < 0x20) {
-            fprintf(f, "\\u%04x", *s++);
-        } else if (*s < 0x80) {
-            fputc(*s++, f);
-        } else {
-            int n = utf8_len(s);
-            if (n) {
-                fwrite(s, 1, (size_t)n, f);
-                s += n;
-            } else {
-                fputs("\\ufffd", f);
-                s++;
-            }
-        }
-    }
-    fputc('"', f);
-}
 
 struct sframe {
     const char *name, *file;
@@ -168,7 +117,7 @@ static void header(const struct profile *p, const struct out_opts *o, FILE *f)
     snprintf(name, sizeof name, "hsspy: pid %d: %s%s%s; %s", (int)p->pid, p->cmdline,
              p->ghc_version[0] ? "; GHC " : "", p->ghc_version, health);
     fputs("{\"$schema\":\"" SCHEMA "\",\n\"name\":", f);
-    json_str(f, name);
+    text__json(f, name);
     fputs(",\n\"exporter\":\"hsspy " HSSPY_VERSION "\",\n\"activeProfileIndex\":0,\n", f);
 }
 
@@ -181,7 +130,7 @@ static int profile_of(const struct profile *p, const struct out_opts *o, struct 
     snprintf(name, sizeof name, "tid %d %s%s%s%s", (int)th->tid, th->comm,
              th->role[0] ? " (" : "", th->role, th->role[0] ? ")" : "");
     fputs("{\"type\":\"sampled\",\"name\":", f);
-    json_str(f, name);
+    text__json(f, name);
     fprintf(f, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
             t->shown);
     bool first = true;
@@ -249,10 +198,10 @@ static int write_speedscope(const struct profile *p, const struct out_opts *o, F
     for (size_t i = 0; i < fs.n; i++) {
         const struct sframe *sf = &fs.v[i];
         fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
-        json_str(f, sf->name);
+        text__json(f, sf->name);
         if (sf->file) {
             fputs(",\"file\":", f);
-            json_str(f, sf->file);
+            text__json(f, sf->file);
         }
         if (sf->line > 0)
             fprintf(f, ",\"line\":%d", sf->line);

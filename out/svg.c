@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "out/counter.h"
+#include "out/text.h"
 #include "out/writer.h"
 
 /* Geometry, in SVG user units (pixels at 100%). */
@@ -384,35 +385,21 @@ static const char *fam_class(unsigned fam)
 
 /* ---- XML text ---- */
 
-/* Length of the UTF-8 sequence at s, or 0 if it is not valid UTF-8. */
-static int utf8_len(const unsigned char *s)
-{
-    int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-                          : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (n == 2 && s[0] < 0xc2)
-        return 0; /* overlong */
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    return n;
-}
-
 /* Write s as XML character data or attribute value: markup characters as
  * entities (Haskell operators are full of them), and what XML 1.0 cannot
- * hold at all (control characters, bytes that are not UTF-8) as '?'. At
- * most max characters; with more, max - 2 of them and "..". */
+ * hold at all (control characters, bytes that are not UTF-8, U+FFFE and
+ * U+FFFF) as '?', as text__clean does. At most max characters; with more,
+ * max - 2 of them and "..". */
 static void xml_text(FILE *f, const char *s, size_t max)
 {
     size_t chars = 0;
-    for (const unsigned char *u = (const unsigned char *)s; *u;) {
-        int n = utf8_len(u);
-        u += n ? n : 1;
-        chars++;
-    }
+    bool bad;
+    for (const unsigned char *u = (const unsigned char *)s; *u; chars++)
+        u += text__char(u, &bad);
     size_t keep = chars <= max ? chars : max >= 2 ? max - 2 : 0;
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < keep && *u; i++) {
-        int n = utf8_len(u);
+        int n = text__char(u, &bad);
         switch (*u) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
@@ -420,12 +407,12 @@ static void xml_text(FILE *f, const char *s, size_t max)
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&apos;", f); break;
         default:
-            if (n == 0 || (*u < 0x20 && *u != '\t'))
+            if (bad)
                 fputc('?', f);
             else
                 fwrite(u, 1, (size_t)n, f);
         }
-        u += n ? n : 1;
+        u += n;
     }
     if (keep < chars)
         fputs("..", f);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "out/text.h"
 #include "out/writer.h"
 
 #define DEFAULT_HZ 99 /* the recorder's default, for profiles without a rate */
@@ -65,41 +66,6 @@ static int cmp_ev(const void *a, const void *b)
     if (x->t0 != y->t0)
         return x->t0 < y->t0 ? -1 : 1;
     return (int)x->depth - (int)y->depth;
-}
-
-/* A JSON string: quotes, backslashes and control characters escaped,
- * bytes that are not UTF-8 replaced by U+FFFD so any JSON parser accepts
- * the file. */
-static void json_str(FILE *f, const char *s)
-{
-    const unsigned char *c = (const unsigned char *)s;
-    fputc('"', f);
-    while (*c) {
-        if (*c == '"' || *c == '\\') {
-            fputc('\\', f);
-            fputc(*c++, f);
-        } else if (*c < 0x20) {
-            fprintf(f, "\\u%04x", *c++);
-        } else if (*c < 0x80) {
-            fputc(*c++, f);
-        } else {
-            int len = (*c & 0xe0) == 0xc0   ? 2
-                      : (*c & 0xf0) == 0xe0 ? 3
-                      : (*c & 0xf8) == 0xf0 ? 4
-                                            : 0;
-            int ok = len > 0 && *c >= 0xc2 && *c <= 0xf4;
-            for (int k = 1; ok && k < len; k++)
-                ok = (c[k] & 0xc0) == 0x80;
-            if (ok) {
-                fwrite(c, 1, (size_t)len, f);
-                c += len;
-            } else {
-                fputs("\\ufffd", f);
-                c++;
-            }
-        }
-    }
-    fputc('"', f);
 }
 
 /* Microseconds, exactly, from nanoseconds: no rounding can make a child
@@ -236,7 +202,7 @@ static void meta(FILE *f, bool *first, const char *what, int pid, int tid, const
     fprintf(f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"%s\":", what, pid,
             tid, key);
     if (str)
-        json_str(f, str);
+        text__json(f, str);
     else
         fprintf(f, "%ld", num);
     fputs("}}", f);
@@ -248,7 +214,7 @@ static void other_data(const struct profile *p, uint64_t shown, uint64_t events,
 {
     uint64_t errors = profile__walk_errors(p);
     fputs("\"otherData\":{\"tool\":\"hsspy\",\"command\":", f);
-    json_str(f, p->cmdline);
+    text__json(f, p->cmdline);
     fprintf(f, ",\"pid\":%d,\"runtime\":\"%s%s\"", (int)p->pid,
             p->ghc_version[0] ? "GHC " : "native", p->ghc_version);
     if (p->launched && p->exited && WIFEXITED(p->exit_status))
@@ -268,7 +234,7 @@ static void other_data(const struct profile *p, uint64_t shown, uint64_t events,
     for (int e = 1, any = 0; e < WE__COUNT; e++)
         if (p->errors[e]) {
             fputs(any++ ? "," : "", f);
-            json_str(f, walk_error__str(e));
+            text__json(f, walk_error__str(e));
             fprintf(f, ":%" PRIu64, p->errors[e]);
         }
     fprintf(f,
@@ -282,7 +248,7 @@ static void event(FILE *f, bool *first, int pid, int tid, const struct ev *e)
 {
     next_event(f, first);
     fputs("{\"name\":", f);
-    json_str(f, e->name);
+    text__json(f, e->name);
     if (e->tag != TAG_NONE)
         fprintf(f, ",\"cat\":\"%s\"", sample_tag__str(e->tag));
     if (e->depth == 0 && tag_cname(e->tag))

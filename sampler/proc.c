@@ -1,5 +1,6 @@
 /* proc.c - small, allocation-light readers of /proc/PID files. */
 #include "sampler/proc.h"
+#include "out/text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -149,6 +150,7 @@ void proc__comm(pid_t pid, pid_t tid, char *buf, size_t size)
     }
     if (buf[n - 1] == '\n')
         buf[n - 1] = 0;
+    text__clean(buf); /* the program names its threads as it likes */
 }
 
 void proc__cmdline(pid_t pid, char *buf, size_t size)
@@ -169,6 +171,7 @@ void proc__cmdline(pid_t pid, char *buf, size_t size)
         if (buf[i] == 0)
             buf[i] = ' ';
     buf[n] = 0;
+    text__clean(buf); /* arguments are any bytes */
 }
 
 /* A number field of /proc/PID/status ("\nName:"): -errno if none. */

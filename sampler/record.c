@@ -26,6 +26,7 @@
 
 #include "out/profile.h"
 #include "out/raw.h"
+#include "out/text.h"
 #include "out/writer.h"
 #include "sampler/capfile.h"
 #include "sampler/capture.h"
@@ -764,6 +765,7 @@ static void walk_green(struct recorder *r, const uint64_t *tsos, size_t n)
             pg->blocked_on = g.block_info;
         pg->owner_id = g.owner_id;
         memcpy(pg->label, g.label, sizeof pg->label);
+        text__clean(pg->label); /* labelThread's string, from the program's memory */
         pg->stack = (uint32_t)st;
     }
 }

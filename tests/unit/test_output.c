@@ -247,7 +247,7 @@ TEST(speedscope_exact)
     p.duration_ns = 2000000000;
     p.ticks = 10;
     int t0 = profile__thread(&p, 42, "prog");
-    int t1 = profile__thread(&p, 43, "w\xff");
+    int t1 = profile__thread(&p, 43, "w\xff"); /* cleaned as it enters: "w?" */
     strcpy(p.threads[t0].role, "capability 0");
     add(&p, t0, (int[]){0, 1, 3}, 3, TAG_HASKELL, 'R', false, 2);
     add(&p, t0, (int[]){1, 3}, 2, TAG_NONE, 'R', false, 1);
@@ -276,7 +276,7 @@ TEST(speedscope_exact)
         "{\"name\":\"middle\",\"file\":\"a.c\",\"line\":20},\n"
         "{\"name\":\"leaf\",\"file\":\"a.c\"}]},\n"
         "\"profiles\":[\n"
-        "{\"type\":\"sampled\",\"name\":\"tid 43 w\\ufffd\",\"unit\":\"none\",\"startValue\":0,"
+        "{\"type\":\"sampled\",\"name\":\"tid 43 w?\",\"unit\":\"none\",\"startValue\":0,"
         "\"endValue\":4,\n"
         "\"samples\":[[0,1,2,3],\n[0,1,2,3],\n[0,1,2,3],\n[0,1,2,3]],\n"
         "\"weights\":[1,1,1,1]},\n"

@@ -335,6 +335,33 @@ TEST(names_after_samples)
 }
 
 /* A names section that does not match the frames is refused. */
+/* A raw file is input like the target: its strings (written by a hostile
+ * or damaged hand) are read back as text, each byte that is not a '?'. */
+TEST(strings_read_as_text)
+{
+    struct profile a, b;
+    char err[200];
+    size_t len;
+    build(&a);
+    name_frames(&a);
+    free(a.syms[0].name);
+    a.syms[0].name = strdup("esc\x1b]0;X\x07 bad\xff caf\xc3\xa9");
+    free(a.syms[1].file);
+    a.syms[1].file = strdup("dir\n/M.hs");
+    strcpy(a.cmdline, "./prog \x1b[2J");
+    strcpy(a.threads[1].comm, "w\r\xfe");
+    uint8_t *buf = serialize(&a, &len);
+    if (raw__parse(buf, len, &b, err, sizeof err) < 0)
+        UNIT_FAIL("parse: %s", err);
+    CHECK_EQ_STR(b.saved[0].name, "esc?]0;X? bad? caf\xc3\xa9");
+    CHECK_EQ_STR(b.saved[1].file, "dir?/M.hs");
+    CHECK_EQ_STR(b.cmdline, "./prog ?[2J");
+    CHECK_EQ_STR(b.threads[1].comm, "w??");
+    free(buf);
+    profile__free(&a);
+    profile__free(&b);
+}
+
 TEST(saved_names_mismatch)
 {
     struct profile a, b;
