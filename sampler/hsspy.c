@@ -176,16 +176,28 @@ static int parse_pid(const char *s, pid_t *pid)
     return 0;
 }
 
-/* getopt found an unknown option or one missing its value. */
-static int bad_option(char **argv, const char *cmd)
+/* getopt found an unknown option or one given a value it does not take
+ * (c == '?'), or one missing its value (c == ':', optstrings begin with
+ * ':'). The element it was in is argv[optind - 1]: "--name[=value]" for a
+ * long one; a short one is optopt. */
+static int bad_option(char **argv, const char *cmd, int c, const struct option *opts)
 {
-    if (optopt && strncmp(argv[optind - 1], "--", 2) == 0) /* --sort with nothing after */
-        log__error("option %s needs a value (see hsspy %s --help)", argv[optind - 1], cmd);
-    else if (optopt)
+    const char *arg = argv[optind - 1];
+    if (strncmp(arg, "--", 2) != 0) {
         log__error("option -%c %s (see hsspy %s --help)", optopt,
-                   strchr("pFdof", optopt) ? "needs a value" : "is unknown", cmd);
+                   c == ':' ? "needs a value" : "is unknown", cmd);
+        return 2;
+    }
+    size_t len = strcspn(arg + 2, "=");
+    for (const struct option *o = opts; c == '?' && arg[2 + len] == '=' && o->name; o++)
+        if (strlen(o->name) == len && strncmp(o->name, arg + 2, len) == 0) {
+            log__error("option --%s takes no value (see hsspy %s --help)", o->name, cmd);
+            return 2;
+        }
+    if (c == ':')
+        log__error("option %s needs a value (see hsspy %s --help)", arg, cmd);
     else
-        log__error("unknown option '%s' (see hsspy %s --help)", argv[optind - 1], cmd);
+        log__error("unknown option '%s' (see hsspy %s --help)", arg, cmd);
     return 2;
 }
 
@@ -245,7 +257,7 @@ static int cmd_record(int argc, char **argv)
     optind = 1;
     opterr = 0; /* our own one-line messages instead of getopt's */
     /* '+': stop at the first non-option, so `-- CMD -x` keeps CMD's options. */
-    while ((c = getopt_long(argc, argv, "+p:F:d:o:f:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:p:F:d:o:f:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
             if (parse_pid(optarg, &o.pid) < 0)
@@ -299,7 +311,7 @@ static int cmd_record(int argc, char **argv)
             break;
         case 'h': record_usage(stdout); return 0;
         default:
-            return bad_option(argv, "record");
+            return bad_option(argv, "record", c, opts);
         }
     }
     if (sorted && sort_misplaced(o.format))
@@ -385,7 +397,7 @@ static int cmd_top(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "p:F:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":p:F:h", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
             if (parse_pid(optarg, &o.pid) < 0)
@@ -398,7 +410,7 @@ static int cmd_top(int argc, char **argv)
         case 'I': o.idle = true; break;
         case 'N': o.nonblocking = true; break;
         case 'h': top_usage(stdout); return 0;
-        default: return bad_option(argv, "top");
+        default: return bad_option(argv, "top", c, opts);
         }
     }
     if (!o.pid || optind < argc) {
@@ -449,7 +461,7 @@ static int cmd_dump(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "p:o:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":p:o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
             if (parse_pid(optarg, &o.pid) < 0)
@@ -460,7 +472,7 @@ static int cmd_dump(int argc, char **argv)
         case 'q': log__set_quiet(true); break;
         case 'h': dump_usage(stdout); return 0;
         default:
-            return bad_option(argv, "dump");
+            return bad_option(argv, "dump", c, opts);
         }
     }
     if (!o.pid || optind < argc) {
@@ -508,7 +520,7 @@ static int cmd_report(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "f:o:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (!writer__find(optarg)) {
@@ -527,7 +539,7 @@ static int cmd_report(int argc, char **argv)
             break;
         case 'q': log__set_quiet(true); break;
         case 'h': report_usage(stdout); return 0;
-        default: return bad_option(argv, "report");
+        default: return bad_option(argv, "report", c, opts);
         }
     }
     if (sorted && sort_misplaced(o.format))

@@ -99,6 +99,15 @@ expect_error "sort-not-calls" "--sort applies to -f calls only, not to -f folded
     "$HSSPY" record --sort own -p 1
 expect_error "bad-stack" "--stack needs stg or ccs, not 'prof'" "$HSSPY" record --stack prof -p 1
 expect_error "stack-no-value" "option --stack needs a value" "$HSSPY" record --stack
+# Each subcommand's own options: one record takes is unknown to top, not
+# missing its value; a short option's value missing, a flag given one.
+expect_error "p-no-value" "option -p needs a value" "$HSSPY" record -p
+expect_error "top-unknown-d" "option -d is unknown \(see hsspy top --help\)" "$HSSPY" top -d 1 -p 1
+expect_error "dump-unknown-f" "option -f is unknown \(see hsspy dump --help\)" "$HSSPY" dump -f json -p 1
+expect_error "report-unknown-p" "option -p is unknown \(see hsspy report --help\)" "$HSSPY" report -p 5 x
+expect_error "flag-with-value" "option --threads takes no value" "$HSSPY" record --threads=1 -p 1
+expect_error "unknown-long" "unknown option '--bogus'" "$HSSPY" record --bogus -p 1
+expect_error "unknown-in-cluster" "option -z is unknown" "$HSSPY" record -qz -p 1
 expect_error "stack-ccs-not-ghc" "--stack ccs needs a GHC program built with -prof, and .* is not a GHC program" \
     "$HSSPY" record --stack ccs -d 1 -p "$target"
 untouched "stack-ccs-untouched" "$target"
