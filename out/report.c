@@ -21,7 +21,7 @@ static void header(const struct profile *p, FILE *f)
     if (p->ghc_version[0])
         fprintf(f, "  runtime:   GHC %s\n", p->ghc_version);
     fprintf(f, "  duration:  %.2f s\n", (double)p->duration_ns / 1e9);
-    fprintf(f, "  rate:      %.0f Hz asked, %.1f Hz achieved, %" PRIu64 " ticks, %" PRIu64
+    fprintf(f, "  rate:      %g Hz asked, %.1f Hz achieved, %" PRIu64 " ticks, %" PRIu64
                " missed\n",
             p->rate_hz, profile__achieved_hz(p), p->ticks, p->missed_ticks);
     fprintf(f, "  samples:   %zu thread samples from %" PRIu64 " threads\n", p->nsamples,

@@ -560,7 +560,7 @@ static void header(const struct profile *p, const struct flame *fl, const struct
         fputs(", ", f);
     }
     fprintf(f,
-            "%.2f s; rate %.0f Hz asked, %.1f Hz achieved; %" PRIu64 " ticks, %" PRIu64
+            "%.2f s; rate %g Hz asked, %.1f Hz achieved; %" PRIu64 " ticks, %" PRIu64
             " missed</text>\n",
             (double)p->duration_ns / 1e9, p->rate_hz, profile__achieved_hz(p), p->ticks,
             p->missed_ticks);

@@ -484,7 +484,7 @@ char *top__render(const struct top *v, const struct profile *p, const struct top
     sc.buf[0] = 0;
     line(&sc, "hsspy top - pid %d: %s%s%s", (int)p->pid, p->cmdline, ghc ? "  GHC " : "",
          p->ghc_version);
-    line(&sc, "rate %.0f Hz asked, %.1f Hz achieved | %" PRIu64 " samples | %.1f s | %" PRIu64
+    line(&sc, "rate %g Hz asked, %.1f Hz achieved | %" PRIu64 " samples | %.1f s | %" PRIu64
               " missed ticks | %" PRIu64 " errors",
          p->rate_hz, o->all_time ? ratio((double)p->ticks, secs) : ratio(v->w_ticks, v->w_time),
          v->samples, secs, p->missed_ticks, errors);

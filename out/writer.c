@@ -202,7 +202,7 @@ void out__health(const struct profile *p, const struct out_opts *o, char *buf, s
     } while (0)
     PUT("samples: %zu thread samples%s", shown,
         shown < p->nsamples ? " (idle threads' samples left out; --idle keeps them)" : "");
-    PUT("%srate: %.0f Hz asked, %.1f Hz achieved", sep, p->rate_hz, profile__achieved_hz(p));
+    PUT("%srate: %g Hz asked, %.1f Hz achieved", sep, p->rate_hz, profile__achieved_hz(p));
     PUT("%sticks: %" PRIu64 ", %" PRIu64 " missed", sep, p->ticks, p->missed_ticks);
     if (p->pause.n)
         PUT("%spause per stopped thread: mean %.1f us, max %.1f us", sep,

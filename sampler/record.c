@@ -1356,7 +1356,7 @@ int record__run(const struct record_opts *o)
                   r.ms.main->path, r.ms.main->name);
 
     if (!o->snapshot && !o->live)
-        log__info("sampling pid %d at %.0f Hz%s", (int)pid, o->rate_hz,
+        log__info("sampling pid %d at %g Hz%s", (int)pid, o->rate_hz,
                   o->duration_s > 0 ? "" : "; Ctrl-C to stop");
     if (o->live && o->live->start(o->live->arg, &r.p) < 0) {
         tracee__detach(&r.t, 1000);

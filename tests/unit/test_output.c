@@ -206,6 +206,12 @@ TEST(report_counts_threads)
     CHECK(strstr(s, "pid 42: ./prog --flag"));
     CHECK(strstr(s, "99 Hz asked, 5.0 Hz achieved"));
     CHECK(strstr(s, "thread 42 (prog): 10 samples, on CPU 80.0%, 8 shown"));
+    /* -F takes rates below 1 Hz: asked as given, not "0 Hz". */
+    p.rate_hz = 0.5;
+    char *slow = render(&p, "report", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK(strstr(slow, "rate:      0.5 Hz asked, 5.0 Hz achieved"));
+    free(slow);
+    p.rate_hz = 99;
     CHECK(strstr(s, "     75.0%  leaf\n"));
     CHECK(strstr(s, "     25.0%  middle\n"));
     CHECK(strstr(s, "    100.0%  main\n"));
