@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "out/writer.h"
 #include "sampler/launch.h"
@@ -201,6 +203,24 @@ static int bad_option(char **argv, const char *cmd, int c, const struct option *
     return 2;
 }
 
+/* --save-captures DIR: a directory hsspy can write its captures in, told
+ * now rather than by captures that are never written. */
+static int check_save_dir(const char *dir)
+{
+    struct stat st;
+    const char *why = NULL;
+    if (stat(dir, &st) < 0)
+        why = strerror(errno);
+    else if (!S_ISDIR(st.st_mode))
+        why = "not a directory";
+    else if (access(dir, W_OK | X_OK) < 0)
+        why = strerror(errno);
+    if (!why)
+        return 0;
+    log__error("--save-captures needs a directory to write in: '%s': %s", dir, why);
+    return -1;
+}
+
 /* -F: samples per second, within what the sampler can do. */
 static int parse_rate(const char *s, double *hz)
 {
@@ -289,7 +309,11 @@ static int cmd_record(int argc, char **argv)
             sorted = true;
             break;
         case 'q': log__set_quiet(true); break;
-        case 'C': o.save_dir = optarg; break;
+        case 'C':
+            if (check_save_dir(optarg) < 0)
+                return 2;
+            o.save_dir = optarg;
+            break;
         case 'R': o.realtime = true; break;
         case 'Z':
             if (parse_nice(optarg, &o.nice) < 0)

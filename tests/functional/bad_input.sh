@@ -108,6 +108,11 @@ expect_error "report-unknown-p" "option -p is unknown \(see hsspy report --help\
 expect_error "flag-with-value" "option --threads takes no value" "$HSSPY" record --threads=1 -p 1
 expect_error "unknown-long" "unknown option '--bogus'" "$HSSPY" record --bogus -p 1
 expect_error "unknown-in-cluster" "option -z is unknown" "$HSSPY" record -qz -p 1
+# A directory for captures that cannot take them: said before any sampling
+# (before, nothing was saved and nothing said).
+expect_error "save-captures-missing" "--save-captures needs a directory to write in: '$T/none': No such file" \
+    "$HSSPY" record --save-captures "$T/none" -d 1 -p "$target"
+untouched "save-captures-untouched" "$target"
 expect_error "stack-ccs-not-ghc" "--stack ccs needs a GHC program built with -prof, and .* is not a GHC program" \
     "$HSSPY" record --stack ccs -d 1 -p "$target"
 untouched "stack-ccs-untouched" "$target"
