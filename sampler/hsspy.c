@@ -83,10 +83,12 @@ static void record_usage(FILE *f)
             "                        centre named Module.label; for a program built\n"
             "                        with -prof\n"
             "      --threads         a root frame per OS thread: \"tid 1234 (comm)\"\n"
-            "      --idle            keep samples of idle threads (sleeping in the\n"
-            "                        kernel, state S or D); dropped by default\n"
-            "  -q, --quiet           no progress or informational messages (nor the last\n"
-            "                        line: what was recorded, and where it was written)\n"
+            "      --idle            keep samples of idle threads (a GHC program's by\n"
+            "                        their tag, [idle]; another's, asleep in the kernel,\n"
+            "                        state S or D); dropped by default\n"
+            "  -q, --quiet           no progress line, informational messages or warnings\n"
+            "                        (nor the last line: what was recorded, and where it\n"
+            "                        was written); errors still are\n"
             "      --nice N          the nice value to sample at, -20 to 19 (default:\n"
             "                        -10 where allowed, i.e. root or CAP_SYS_NICE,\n"
             "                        unless hsspy was started niced), so that ticks\n"
@@ -461,7 +463,7 @@ static void dump_usage(FILE *f)
                "  -p, --pid PID         the process\n"
                "      --json            one JSON document instead of text\n"
                "  -o, --output FILE     write to FILE (default: standard output)\n"
-               "  -q, --quiet           no informational messages\n"
+               "  -q, --quiet           no informational messages or warnings\n"
                "  -h, --help            this text\n");
 }
 
@@ -509,7 +511,7 @@ static int cmd_dump(int argc, char **argv)
 static void report_usage(FILE *f)
 {
     fprintf(f, "usage: hsspy report [-f FORMAT] [-o FILE] [--threads] [--idle] [--sort acc|own]\n"
-               "                    FILE\n"
+               "                    [-q] FILE\n"
                "\n"
                "Read a recording saved with `hsspy record -f raw -o FILE`, name its frames\n"
                "from the files on this machine (those whose build-id still matches the\n"
@@ -523,7 +525,7 @@ static void report_usage(FILE *f)
                "      --idle            keep samples of idle threads\n"
                "      --sort acc|own    -f calls: order by samples on the stack (acc, the\n"
                "                        default) or as the leaf (own)\n"
-               "  -q, --quiet           no informational messages\n"
+               "  -q, --quiet           no informational messages or warnings\n"
                "  -h, --help            this text\n");
 }
 

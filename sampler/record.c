@@ -1368,8 +1368,9 @@ int record__run(const struct record_opts *o)
     r.p.start_wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
     r.t0_ns = tracee__now_ns();
     tracee__on_stop(&r.t, on_stop, &r);
-    r.progress = !o->snapshot && !log__quiet() && o->output && strcmp(o->output, "-") != 0 &&
-                 isatty(STDERR_FILENO);
+    /* (Not when the output itself goes to that terminal, at the end.) */
+    bool to_file = (o->output && strcmp(o->output, "-") != 0) || !isatty(STDOUT_FILENO);
+    r.progress = !o->snapshot && !log__quiet() && to_file && isatty(STDERR_FILENO);
     /* hsspy's own CPU while recording: the loop's, not attaching's (reading
      * the target's symbols, which at a low rate would count for more than
      * the sampling). */
@@ -1526,17 +1527,17 @@ int record__run(const struct record_opts *o)
     if (r.p.children[0])
         log__warn("%s", r.p.children);
     cmd_rc = process_end(pid, launched, r.p.exited, r.p.exit_status);
+    if (launched && !r.p.exited) {
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == 0)
+            log__info("'%s' (pid %d) keeps running", launched, (int)pid);
+    }
     /* The last word, as py-spy and perf give it: what was written where. */
     log__info("recorded %zu samples of %" PRIu64 " thread%s (%" PRIu64 " walk errors%s); wrote "
               "the %s output to %s",
               written, threads, threads == 1 ? "" : "s", errors,
               errors ? ": -f report counts them by kind" : "", w->name,
               o->output && strcmp(o->output, "-") != 0 ? o->output : "standard output");
-    if (launched && !r.p.exited) {
-        int st;
-        if (waitpid(pid, &st, WNOHANG) == 0)
-            log__info("'%s' (pid %d) keeps running", launched, (int)pid);
-    }
 verdict:
     /* A GHC program whose Haskell side could not be read got a C-only
      * profile: written, but not what was asked for. */

@@ -25,6 +25,11 @@ done
 samples=$(sed -n 's/^ *samples: *\([0-9]*\) thread samples from \([0-9]*\) threads$/\1 samples of \2/p' "$T/from-raw.report")
 check "record-last-word" "the report counts ${samples:-nothing}; the recording said: $(tr '\n' '|' <"$T/rec.err")" \
     eval '[ -n "$samples" ] && [ "$(tail -n 1 "$T/rec.err")" = "hsspy: recorded $samples threads (0 walk errors); wrote the raw output to $T/rec.raw" ]'
+# A launched command that outlives -d is said to, before the last word.
+"$HSSPY" record -F 99 -d 0.3 -o "$T/outlived.folded" -- "$W/chains" 1 >/dev/null 2>"$T/outlived.err"
+check "outlived-then-last-word" "stderr: $(tr '\n' '|' <"$T/outlived.err")" \
+    eval 'grep -q "^hsspy: .*chains. (pid [0-9]*) keeps running$" "$T/outlived.err" &&
+          tail -n 1 "$T/outlived.err" | grep -q "^hsspy: recorded .* wrote the folded output to $T/outlived.folded$"'
 check "report-header" "the report lost the recording's header" \
     grep -q "target:    pid [0-9]*: $T/chains 1" "$T/from-raw.report"
 check "report-threads" "the report lost --threads" \
@@ -74,6 +79,15 @@ if command -v script >/dev/null; then
     script -qec "'$HSSPY' record -F 99 -d 0.8 -o '$T/p.folded' -- '$W/chains' 1" /dev/null >"$T/tty.out" 2>&1
     check "progress-line" "no progress line on the terminal: $(tr -d '\r' <"$T/tty.out" | head -c 300)" \
         grep -Eq 'hsspy: [0-9]+ samples, [0-9.]+ s, [0-9.]+ Hz' "$T/tty.out"
+    # Output redirected to a file (hsspy record ... > out.folded): the
+    # line too; output on the terminal itself: not (the line would sit
+    # among it).
+    script -qec "'$HSSPY' record -F 99 -d 0.8 -- '$W/chains' 1 >'$T/r.folded'" /dev/null >"$T/tty.out" 2>&1
+    check "progress-line-redirected" "no progress line on the terminal: $(tr -d '\r' <"$T/tty.out" | head -c 300)" \
+        grep -Eq 'hsspy: [0-9]+ samples, [0-9.]+ s, [0-9.]+ Hz' "$T/tty.out"
+    script -qec "'$HSSPY' record -F 99 -d 0.5 -- '$W/chains' 1" /dev/null >"$T/tty.out" 2>&1
+    check "progress-not-among-output" "a progress line with the output on the terminal" \
+        test "$(grep -c 'samples, [0-9.]* s, ' "$T/tty.out")" -eq 0
     script -qec "'$HSSPY' record -q -F 99 -d 0.5 -o '$T/p.folded' -- '$W/chains' 1" /dev/null >"$T/tty.out" 2>&1
     check "progress-quiet" "-q still shows progress" \
         test "$(grep -c 'samples, ' "$T/tty.out")" -eq 0
