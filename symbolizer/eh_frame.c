@@ -37,7 +37,8 @@ static uint64_t rd_fixed(struct rd *r, size_t n)
     return v;
 }
 
-static uint64_t rd_uleb(struct rd *r)
+/* An LEB128 number, sign-extended if sign (SLEB128). */
+static uint64_t rd_leb(struct rd *r, bool sign)
 {
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
@@ -45,28 +46,13 @@ static uint64_t rd_uleb(struct rd *r)
         if (r->bad)
             return 0;
         v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return v;
-    }
-    r->bad = true; /* longer than any 64-bit value */
-    return 0;
-}
-
-static int64_t rd_sleb(struct rd *r)
-{
-    int64_t v = 0;
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-        uint8_t b = (uint8_t)rd_fixed(r, 1);
-        if (r->bad)
-            return 0;
-        v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
         if (!(b & 0x80)) {
-            if (shift + 7 < 64 && (b & 0x40))
-                v |= -((int64_t)1 << (shift + 7));
+            if (sign && shift + 7 < 64 && (b & 0x40))
+                v |= ~0ull << (shift + 7);
             return v;
         }
     }
-    r->bad = true;
+    r->bad = true; /* longer than any 64-bit value */
     return 0;
 }
 
@@ -77,15 +63,15 @@ static bool rd_pointer(struct rd *r, uint8_t enc, uint64_t at, int64_t bias, uin
 {
     uint64_t v;
     switch (enc & 0x0f) {
-    case 0x00: v = rd_fixed(r, 8); break;                          /* absptr */
-    case 0x01: v = rd_uleb(r); break;                              /* uleb128 */
-    case 0x02: v = rd_fixed(r, 2); break;                          /* udata2 */
-    case 0x03: v = rd_fixed(r, 4); break;                          /* udata4 */
-    case 0x04: v = rd_fixed(r, 8); break;                          /* udata8 */
-    case 0x09: v = (uint64_t)rd_sleb(r); break;                    /* sleb128 */
+    case 0x00: v = rd_fixed(r, 8); break;                             /* absptr */
+    case 0x01: v = rd_leb(r, false); break;                           /* uleb128 */
+    case 0x02: v = rd_fixed(r, 2); break;                             /* udata2 */
+    case 0x03: v = rd_fixed(r, 4); break;                             /* udata4 */
+    case 0x04: v = rd_fixed(r, 8); break;                             /* udata8 */
+    case 0x09: v = rd_leb(r, true); break;                            /* sleb128 */
     case 0x0a: v = (uint64_t)(int64_t)(int16_t)rd_fixed(r, 2); break; /* sdata2 */
     case 0x0b: v = (uint64_t)(int64_t)(int32_t)rd_fixed(r, 4); break; /* sdata4 */
-    case 0x0c: v = rd_fixed(r, 8); break;                          /* sdata8 */
+    case 0x0c: v = rd_fixed(r, 8); break;                             /* sdata8 */
     default: r->bad = true; return false;
     }
     if (r->bad || (enc & 0x80))
@@ -134,17 +120,17 @@ static uint8_t cie_encoding(const uint8_t *sec, size_t len, size_t off)
     r.pos += alen + 1;
     if (strstr(aug, "eh"))
         rd_fixed(&r, 8); /* an old GNU extension: a pointer to EH data */
-    rd_uleb(&r);         /* code alignment */
-    rd_sleb(&r);         /* data alignment */
+    rd_leb(&r, false); /* code alignment */
+    rd_leb(&r, true);  /* data alignment */
     if (version == 1)
         rd_fixed(&r, 1); /* return address register */
     else
-        rd_uleb(&r);
+        rd_leb(&r, false);
     if (r.bad)
         return ENC_OMIT;
     if (aug[0] != 'z')
         return 0x00; /* absptr: no augmentation data to say otherwise */
-    rd_uleb(&r); /* the augmentation data's length */
+    rd_leb(&r, false); /* the augmentation data's length */
     for (size_t i = 1; i < alen && !r.bad; i++) {
         switch (aug[i]) {
         case 'R':

@@ -98,38 +98,43 @@ static void read_build_id(struct module *m)
     }
 }
 
+/* The file's section of that name and type (its header in *sh), or NULL. */
+static Elf_Scn *section_named(const struct module *m, const char *name, GElf_Word type,
+                              GElf_Shdr *sh)
+{
+    size_t shstrndx;
+    Elf_Scn *scn = NULL;
+    if (!m->elf || elf_getshdrstrndx(m->elf, &shstrndx) != 0)
+        return NULL;
+    while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
+        const char *nm;
+        if (gelf_getshdr(scn, sh) && sh->sh_type == type &&
+            (nm = elf_strptr(m->elf, shstrndx, sh->sh_name)) && strcmp(nm, name) == 0)
+            return scn;
+    }
+    return NULL;
+}
+
 /* GHC puts ".ident \"GHC 9.0.2\"" in every object it compiles, so the
  * linked .comment section says whether (and by which GHC) Haskell code is in
  * this file. */
 static void read_comment(struct module *m)
 {
-    size_t shstrndx;
-    Elf_Scn *scn = NULL;
-    if (elf_getshdrstrndx(m->elf, &shstrndx) != 0)
+    GElf_Shdr sh;
+    Elf_Scn *scn = section_named(m, ".comment", SHT_PROGBITS, &sh);
+    Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+    if (!d || !d->d_buf)
         return;
-    while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
-            continue;
-        const char *nm = elf_strptr(m->elf, shstrndx, sh.sh_name);
-        if (!nm || strcmp(nm, ".comment") != 0)
-            continue;
-        Elf_Data *d = elf_getdata(scn, NULL);
-        if (!d || !d->d_buf)
-            return;
-        const char *p = d->d_buf, *end = p + d->d_size;
-        while (p < end) {
-            size_t len = strnlen(p, (size_t)(end - p));
-            if (len > 4 && memcmp(p, "GHC ", 4) == 0) {
-                m->is_haskell = true;
-                size_t vl = len - 4 < sizeof m->ghc_version - 1 ? len - 4
-                                                                 : sizeof m->ghc_version - 1;
-                memcpy(m->ghc_version, p + 4, vl);
-                m->ghc_version[vl] = 0;
-            }
-            p += len + 1;
+    const char *p = d->d_buf, *end = p + d->d_size;
+    while (p < end) {
+        size_t len = strnlen(p, (size_t)(end - p));
+        if (len > 4 && memcmp(p, "GHC ", 4) == 0) {
+            m->is_haskell = true;
+            size_t vl = len - 4 < sizeof m->ghc_version - 1 ? len - 4 : sizeof m->ghc_version - 1;
+            memcpy(m->ghc_version, p + 4, vl);
+            m->ghc_version[vl] = 0;
         }
-        return;
+        p += len + 1;
     }
 }
 
@@ -213,32 +218,24 @@ static void read_eh_frame_hdr(struct module *m)
  * would pass for Haskell code, its C code included. */
 static void index_eh_frame(struct module *m)
 {
-    size_t shstrndx;
-    Elf_Scn *scn = NULL;
-    if (elf_getshdrstrndx(m->elf, &shstrndx) != 0)
+    GElf_Shdr sh;
+    /* (x86-64's type for it; other linkers' PROGBITS) */
+    if (!section_named(m, ".eh_frame", SHT_X86_64_UNWIND, &sh) &&
+        !section_named(m, ".eh_frame", SHT_PROGBITS, &sh))
         return;
-    while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS)
-            continue;
-        const char *nm = elf_strptr(m->elf, shstrndx, sh.sh_name);
-        if (!nm || strcmp(nm, ".eh_frame") != 0)
-            continue;
-        size_t avail = 0;
-        const uint8_t *p = module__file_at(m, sh.sh_addr, &avail);
-        if (!p)
-            return;
-        uint64_t at = sh.sh_addr + (uint64_t)m->bias;
-        struct eh_frame_entry *e;
-        long n = eh_frame__index(p, sh.sh_size < avail ? sh.sh_size : avail, at, m->bias,
-                                 m->lo, m->hi, &e);
-        if (n <= 0)
-            return;
-        m->ehf_index = e;
-        m->ehf_hdr = at;
-        m->ehf_count = (uint64_t)n;
+    size_t avail = 0;
+    const uint8_t *p = (sh.sh_flags & SHF_ALLOC) ? module__file_at(m, sh.sh_addr, &avail) : NULL;
+    if (!p)
         return;
-    }
+    uint64_t at = sh.sh_addr + (uint64_t)m->bias;
+    struct eh_frame_entry *e;
+    long n = eh_frame__index(p, sh.sh_size < avail ? sh.sh_size : avail, at, m->bias, m->lo,
+                             m->hi, &e);
+    if (n <= 0)
+        return;
+    m->ehf_index = e;
+    m->ehf_hdr = at;
+    m->ehf_count = (uint64_t)n;
 }
 
 static void find_unwind_table(struct module *m)
@@ -590,19 +587,12 @@ static const char rts_info_head[] = "[(\"GHC RTS\", \"YES\")";
 static bool has_rts_info(const struct module *m)
 {
     enum { PIECE = 1 << 20, OVERLAP = sizeof rts_info_head - 1 };
-    size_t shstrndx;
-    Elf_Scn *scn = NULL;
     GElf_Shdr sh;
     bool found = false;
 
-    if (m->fd < 0 || !m->elf || elf_getshdrstrndx(m->elf, &shstrndx) != 0)
+    if (m->fd < 0)
         return false;
-    while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
-        const char *nm;
-        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
-            (nm = elf_strptr(m->elf, shstrndx, sh.sh_name)) && strcmp(nm, ".rodata") == 0)
-            break;
-    }
+    Elf_Scn *scn = section_named(m, ".rodata", SHT_PROGBITS, &sh);
     char *buf = scn && sh.sh_size <= (1ull << 30) ? malloc(PIECE + OVERLAP) : NULL;
     if (!buf)
         return false;

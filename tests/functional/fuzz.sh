@@ -29,32 +29,24 @@ capture demo "$demo" 3 +RTS -N2 -RTS
 capture deep "$deep" 40 3
 capture chains "$W/chains" 2
 
-for name in demo deep chains; do
-    out=$("$FUZZ" walk "$T/$name" "$N" 2>"$T/fuzz.err")
+# fuzz_run CASE MODE INPUT: the fuzzer's N iterations of MODE on INPUT end
+# (no sanitizer finding, no failed check), and say so.
+fuzz_run() {
+    local out rc
+    out=$("$FUZZ" "$2" "$3" "$N" 2>"$T/fuzz.err")
     rc=$?
     if [ $rc -eq 0 ] && echo "$out" | grep -q "iterations $N,"; then
-        pass "walk-$name"
+        pass "$1"
         echo "    $out" >&2
     else
-        fail "walk-$name" "status $rc: $out $(head -c 2000 "$T/fuzz.err")"
+        fail "$1" "status $rc: $out $(head -c 2000 "$T/fuzz.err")"
     fi
+}
+
+for name in demo deep chains; do
+    fuzz_run "walk-$name" walk "$T/$name"
 done
 
 "$HSSPY" record -q -F 199 -d 1 -f raw -o "$T/rec.raw" -- "$demo" 2 +RTS -N2 -RTS >/dev/null 2>&1
-out=$("$FUZZ" raw "$T/rec.raw" "$N" 2>"$T/fuzz.err")
-rc=$?
-if [ $rc -eq 0 ] && echo "$out" | grep -q "iterations $N,"; then
-    pass "raw-reader"
-    echo "    $out" >&2
-else
-    fail "raw-reader" "status $rc: $out $(head -c 2000 "$T/fuzz.err")"
-fi
-
-out=$("$FUZZ" eh_frame "$demo" "$N" 2>"$T/fuzz.err")
-rc=$?
-if [ $rc -eq 0 ] && echo "$out" | grep -q "iterations $N,"; then
-    pass "eh-frame-index"
-    echo "    $out" >&2
-else
-    fail "eh-frame-index" "status $rc: $out $(head -c 2000 "$T/fuzz.err")"
-fi
+fuzz_run raw-reader raw "$T/rec.raw"
+fuzz_run eh-frame-index eh_frame "$demo"
