@@ -305,6 +305,26 @@ bool stg_walk__plausible_sp(const struct stg_walk *w, uint64_t sp, uint64_t stac
     return false;
 }
 
+bool stg_walk__copy_index(const uint64_t *regs, int nregs, int k, uint64_t words)
+{
+    /* Below the loop's bound, which is in a register too (the loop
+     * compares them); not the bound itself, whatever two registers differ
+     * by: a closure that ends where its block does has the block's end
+     * (HpLim) a header past 8 * bound from its start, and the bound passed
+     * for an index, the true end lost (in about one run in forty of
+     * ghc_thunks' threaded case on GHC 9.6: every sample [invalid]). */
+    bool below = false;
+    for (int j = 0; j < nregs && !below; j++)
+        below = regs[j] > regs[k] && regs[j] < words;
+    /* The words it has copied: the distance its source pointer has come
+     * from the closure's payload, a few words into it, both in registers. */
+    for (int j = 0; below && j < nregs; j++)
+        for (int l = 0; l < nregs; l++)
+            if (regs[j] - regs[l] - 8 * regs[k] - 1 < 64)
+                return true;
+    return false;
+}
+
 /* Do the frames from `from`, one after another, start one at `to`
  * (within 64 frames)? */
 static bool frames_lead_to(const struct stg_walk *w, const struct chunk *c, uint64_t from,
@@ -350,15 +370,11 @@ uint64_t stg_walk__restored_sp(const struct stg_walk *w, uint64_t sp, uint64_t s
             continue;
         }
         /* No frame of its own: the frames from there must be whole (see
-         * below when several registers give such an end). What the copy is writing
-         * over may be frames popped before, whole too: the loop's index is
-         * no end (the words it has copied, the distance its source pointer
-         * has come from the closure's payload, a few words into it, both
-         * in registers). Nothing is read from the live process for this. */
-        bool index = false;
-        for (int j = 0; j < nregs && !index; j++)
-            for (int l = 0; l < nregs && !index; l++)
-                index = regs[j] - regs[l] - 8 * regs[k] - 1 < 64;
+         * below when several registers give such an end). What the copy is
+         * writing over may be frames popped before, whole too: the loop's
+         * index is no end. Nothing is read from the live process for
+         * this. */
+        bool index = stg_walk__copy_index(regs, nregs, k, (c.end - sp) / 8);
         if (index)
             continue;
         struct stg_walk trial = *w;

@@ -101,13 +101,19 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
  * the copy's size, which the copying loop keeps in a register, as it
  * keeps the closure. With update_frame (stg_AP_STACK_info), the end is an
  * update frame for a closure a register holds, pushed before the copy;
- * without (stg_AP_STACK_NOUPD_info), the one end a register gives from
- * which the frames are whole to the stop frame, other than the loop's
- * index (a register that many words short of the distance between two
- * others, the source pointer and the closure). Returns that Sp, or 0 if
- * no register gives one (Sp not lowered yet: the stack is whole from Sp)
- * or, without an update frame, more than one does. (Just after the copy
- * it is still where the frames put back end: they are then left out.) */
+ * without (stg_AP_STACK_NOUPD_info), an end a register gives from which
+ * the frames are whole to the stop frame, other than the loop's index
+ * (stg_walk__copy_index); where several do, the deepest, if the frames
+ * from each other one lead to it. Returns that Sp, or 0 if no register
+ * gives one (Sp not lowered yet: the stack is whole from Sp) or, without
+ * an update frame, the ends disagree. (Just after the copy it is still
+ * where the frames put back end: they are then left out.) */
+/* Is regs[k] such a copying loop's index, not its end: a count of words
+ * below another register's count that fits in the `words` above Sp (the
+ * loop's bound), and, give or take a header, the distance between two
+ * registers (the source pointer and the closure's payload)? */
+bool stg_walk__copy_index(const uint64_t *regs, int nregs, int k, uint64_t words);
+
 uint64_t stg_walk__restored_sp(const struct stg_walk *w, uint64_t sp, uint64_t stack,
                                const uint64_t *regs, int nregs, bool update_frame);
 

@@ -78,3 +78,28 @@ TEST(kind_tells_frames_apart)
 }
 
 UNIT_MAIN()
+
+/* stg_walk__copy_index, on the registers of a thread parked halfway
+ * through stg_AP_STACK_NOUPD_info's copy (GHC 9.6, threaded; rax..r15 but
+ * rbp and rsp, as hs_sample gives them): rax the loop's bound (3946 words,
+ * the end of the copy), rdx its index (1973). rcx, the end of the block
+ * the closure in rdi ends in, is a header past 8 * 3946 from it: the
+ * bound was taken for an index, and every sample was [invalid]. */
+TEST(copy_index_not_the_bound)
+{
+    const uint64_t regs[14] = {0xf6a, 0x42005c2dc8, 0x42005bf000, 0x7b5, 0x473c, 0x7d1890, 0x1,
+                               0x42005b74a8, 0x1, 0x1, 0x4200305ae8, 0xa91798, 0x42004fe000,
+                               0x420056f0c0};
+    CHECK(!stg_walk__copy_index(regs, 14, 0, 4074)); /* the bound */
+    CHECK(stg_walk__copy_index(regs, 14, 3, 4074));  /* the index */
+    CHECK(!stg_walk__copy_index(regs, 14, 6, 4074)); /* 1: no pair 9..72 bytes apart */
+    /* The index: below the bound, and the source pointer (its copied words
+     * past the payload) in a register. */
+    uint64_t with_src[14];
+    memcpy(with_src, regs, sizeof regs);
+    with_src[4] = 0x42005b74a8 + 16 + 8 * 0x7b5; /* rsi: payload + 8 * index */
+    CHECK(stg_walk__copy_index(with_src, 14, 3, 4074));
+    CHECK(!stg_walk__copy_index(with_src, 14, 0, 4074));
+    /* Nothing in the chunk above it: no bound, so no index. */
+    CHECK(!stg_walk__copy_index(with_src, 14, 3, 0x7b6));
+}
