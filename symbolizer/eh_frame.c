@@ -1,11 +1,12 @@
 /* eh_frame.c - an index of a .eh_frame section (see eh_frame.h).
  *
- * A record is a length (4 bytes, or 0xffffffff and 8), then an id: 0 for
- * a CIE, else the distance back from the id to the FDE's CIE. Only two
- * things are read: from a CIE, the encoding of its FDEs' addresses (the
- * 'R' of a "z" augmentation; absolute without one), and from an FDE, its
- * function's first address in that encoding. libunwind parses the rest
- * when it unwinds through the function.
+ * A record is a length (4 bytes, or 0xffffffff and 8), then an id (4
+ * bytes; 8 after a 64-bit length): 0 for a CIE, else the distance back
+ * from the id to the FDE's CIE. Only two things are read: from a CIE, the
+ * encoding of its FDEs' addresses (the 'R' of a "z" augmentation;
+ * absolute without one), and from an FDE, its function's first address in
+ * that encoding. libunwind parses the rest when it unwinds through the
+ * function.
  */
 #include "symbolizer/eh_frame.h"
 
@@ -83,19 +84,24 @@ static bool rd_pointer(struct rd *r, uint8_t enc, uint64_t at, int64_t bias, uin
     }
 }
 
-/* The extent of the record at off: its id's position in *body, its end in
- * *end. 0, 1 at the terminator (a zero length), -1 if it runs off. */
-static int record_at(const uint8_t *sec, size_t len, size_t off, size_t *body, size_t *end)
+/* The extent of the record at off: its id's position in *body, the id's
+ * width in *idw (4; 8 after a 64-bit length, as libunwind reads it), its
+ * end in *end. 0, 1 at the terminator (a zero length), -1 if it runs off. */
+static int record_at(const uint8_t *sec, size_t len, size_t off, size_t *body, size_t *end,
+                     size_t *idw)
 {
     struct rd r = {sec, len, off, false};
     uint64_t n = rd_fixed(&r, 4);
-    if (!r.bad && n == 0xffffffffu)
+    *idw = 4;
+    if (!r.bad && n == 0xffffffffu) {
         n = rd_fixed(&r, 8);
+        *idw = 8;
+    }
     if (r.bad)
         return -1;
     if (n == 0)
         return 1;
-    if (n > len - r.pos || n < 4)
+    if (n > len - r.pos || n < *idw)
         return -1;
     *body = r.pos;
     *end = r.pos + (size_t)n;
@@ -106,16 +112,19 @@ static int record_at(const uint8_t *sec, size_t len, size_t off, size_t *body, s
  * ENC_OMIT if it cannot be read. */
 static uint8_t cie_encoding(const uint8_t *sec, size_t len, size_t off)
 {
-    size_t body, end;
-    if (record_at(sec, len, off, &body, &end) != 0)
+    size_t body, end, idw;
+    if (record_at(sec, len, off, &body, &end, &idw) != 0)
         return ENC_OMIT;
     struct rd r = {sec, end, body, false};
-    if (rd_fixed(&r, 4) != 0)
+    if (rd_fixed(&r, idw) != 0)
         return ENC_OMIT; /* not a CIE */
     uint8_t version = (uint8_t)rd_fixed(&r, 1);
+    /* Augmentations are a few letters ("zPLR"); a longer one is not read
+     * (else a file of FDEs taking turns between two CIEs with huge ones
+     * would cost their length at every FDE). */
     const char *aug = (const char *)sec + r.pos;
-    size_t alen = strnlen(aug, end - r.pos);
-    if (r.bad || alen == end - r.pos)
+    size_t alen = r.bad ? 0 : strnlen(aug, end - r.pos < 9 ? end - r.pos : 9);
+    if (r.bad || alen == end - r.pos || alen > 8)
         return ENC_OMIT;
     r.pos += alen + 1;
     if (strstr(aug, "eh"))
@@ -133,8 +142,10 @@ static uint8_t cie_encoding(const uint8_t *sec, size_t len, size_t off)
     rd_leb(&r, false); /* the augmentation data's length */
     for (size_t i = 1; i < alen && !r.bad; i++) {
         switch (aug[i]) {
-        case 'R':
-            return (uint8_t)rd_fixed(&r, 1);
+        case 'R': {
+            uint8_t enc = (uint8_t)rd_fixed(&r, 1);
+            return r.bad ? ENC_OMIT : enc;
+        }
         case 'L': /* the LSDA's encoding */
             rd_fixed(&r, 1);
             break;
@@ -173,12 +184,12 @@ long eh_frame__index(const uint8_t *sec, size_t len, uint64_t at, int64_t bias, 
     *out = NULL;
     if (len > INT32_MAX)
         len = INT32_MAX; /* offsets are int32s */
-    for (size_t off = 0, body, end; off < len; off = end) {
-        int k = record_at(sec, len, off, &body, &end);
+    for (size_t off = 0, body, end, idw; off < len; off = end) {
+        int k = record_at(sec, len, off, &body, &end, &idw);
         if (k != 0)
             break;
         struct rd r = {sec, end, body, false};
-        uint64_t id = rd_fixed(&r, 4);
+        uint64_t id = rd_fixed(&r, idw);
         if (id == 0 || id > body)
             continue; /* a CIE; or an FDE whose CIE would be before the section */
         size_t cie = body - (size_t)id;

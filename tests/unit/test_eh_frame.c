@@ -104,11 +104,12 @@ static void make(struct made *m)
     size_t b = cie(s, 3, "zPLR", zplr, sizeof zplr);
     m->want_fde[3] = fde(s, b, AT + 0x4000, false, BIAS);
     m->want_start[3] = AT + 0x4000;
-    /* A 64-bit length, of an FDE of the first CIE. */
+    /* A 64-bit length, of an FDE of the first CIE: its CIE pointer 8
+     * bytes, as libunwind reads it. */
     size_t off = s->n;
     put(s, 0xffffffffu, 4);
     put(s, 0, 8);
-    put(s, s->n - a, 4);
+    put(s, s->n - a, 8);
     put(s, (uint64_t)(AT + 0x3000 - (AT + s->n)), 4);
     put(s, 0x40, 4);
     put(s, 0, 4);
@@ -125,6 +126,9 @@ static void make(struct made *m)
     put(s, s->n + 100, 4);
     put(s, 0, 8);
     close_record(s, off);
+    /* A CIE whose augmentation is longer than any there is: not read. */
+    size_t d = cie(s, 1, "zRRRRRRRRRRRRRRRRRRRRRRRRR", zr, sizeof zr);
+    fde(s, d, AT + 0x6000, true, 0);
     /* A record running off the end. */
     put(s, 4000, 4);
     put(s, 0, 4);
