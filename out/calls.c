@@ -304,9 +304,15 @@ static int header(const struct profile *p, const struct out_opts *o, uint64_t sh
                   FILE *f)
 {
     uint64_t errors = profile__walk_errors(p), threads = profile__threads_sampled(p);
-    char *cmd = erl_quote(p->cmdline);
-    if (!cmd)
+    char runtime[32];
+    snprintf(runtime, sizeof runtime, "%s%s", p->ghc_version[0] ? "GHC " : "native",
+             p->ghc_version);
+    char *cmd = erl_quote(p->cmdline), *rt = erl_quote(runtime);
+    if (!cmd || !rt) {
+        free(cmd);
+        free(rt);
         return -1;
+    }
 
     fprintf(f, "%%%% hsspy calls: an fprof-style analysis of sampled stacks.\n"
                "%%%% Figures are samples (one thread's stack at one tick), shares are of\n"
@@ -325,9 +331,9 @@ static int header(const struct profile *p, const struct out_opts *o, uint64_t sh
         prop(f, false, "exit_status", false, "%d", WEXITSTATUS(p->exit_status));
     else if (p->launched && p->exited && WIFSIGNALED(p->exit_status))
         prop(f, false, "killed_by_signal", false, "%d", WTERMSIG(p->exit_status));
-    prop(f, false, "runtime", true, "\"%s%s\"", p->ghc_version[0] ? "GHC " : "native",
-         p->ghc_version);
+    prop(f, false, "runtime", true, "%s", rt);
     free(cmd);
+    free(rt);
 
     fprintf(f, "{sampling,\n");
     prop(f, true, "duration_s", false, "%.3f", (double)p->duration_ns / 1e9);

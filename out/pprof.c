@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "out/counter.h"
+#include "out/text.h"
 #include "out/writer.h"
 
 /* Field numbers of profile.proto. */
@@ -276,7 +277,15 @@ static void mappings(const struct profile *p, struct strings *s, struct pb *b, c
             pb__uint(&m, MAPPING_MEMORY_START, ob->start);
             pb__uint(&m, MAPPING_MEMORY_LIMIT, ob->limit);
             pb__uint(&m, MAPPING_FILE_OFFSET, ob->offset);
-            pb__uint(&m, MAPPING_FILENAME, str__id(s, ob->path));
+            /* (The path as the program mapped it: any bytes. A string of
+             * profile.proto is UTF-8.) */
+            char *path = strdup(ob->path);
+            if (path)
+                text__clean(path);
+            else
+                s->oom = true;
+            pb__uint(&m, MAPPING_FILENAME, str__id(s, path));
+            free(path);
             pb__uint(&m, MAPPING_BUILD_ID, str__id(s, ob->build_id));
             /* Named already: pprof is not to look for the files. */
             pb__uint(&m, MAPPING_HAS_FUNCTIONS, 1);

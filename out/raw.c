@@ -721,6 +721,12 @@ static void read_sample_records(struct cur *c, struct profile *p, uint32_t first
                   s.stack, s.tag);
             break;
         }
+        /* A /proc state letter, '?' or none: it is printed as it is. */
+        if (s.state && s.state != '?' && !((s.state >= 'A' && s.state <= 'Z') ||
+                                           (s.state >= 'a' && s.state <= 'z'))) {
+            failf(c, "corrupt: sample %u has thread state %u", i, (unsigned char)s.state);
+            break;
+        }
         if (profile__add(p, &s) < 0)
             failf(c, "out of memory");
     }

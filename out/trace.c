@@ -215,8 +215,11 @@ static void other_data(const struct profile *p, uint64_t shown, uint64_t events,
     uint64_t errors = profile__walk_errors(p);
     fputs("\"otherData\":{\"tool\":\"hsspy\",\"command\":", f);
     text__json(f, p->cmdline);
-    fprintf(f, ",\"pid\":%d,\"runtime\":\"%s%s\"", (int)p->pid,
-            p->ghc_version[0] ? "GHC " : "native", p->ghc_version);
+    char runtime[32];
+    snprintf(runtime, sizeof runtime, "%s%s", p->ghc_version[0] ? "GHC " : "native",
+             p->ghc_version);
+    fprintf(f, ",\"pid\":%d,\"runtime\":", (int)p->pid);
+    text__json(f, runtime);
     if (p->launched && p->exited && WIFEXITED(p->exit_status))
         fprintf(f, ",\"exit_status\":%d", WEXITSTATUS(p->exit_status));
     else if (p->launched && p->exited && WIFSIGNALED(p->exit_status))

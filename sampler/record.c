@@ -909,6 +909,7 @@ static enum live_action live_refresh(struct recorder *r)
     /* (Where the time goes instead, since the start: a launcher's children.) */
     if (!children__brief(&r->kids, p->children, sizeof p->children))
         p->children[0] = 0;
+    text__clean(p->children); /* (cut to fit: maybe inside a character) */
     uint64_t now = tracee__now_ns();
     enum live_action a = r->o->live->refresh(r->o->live->arg, p, now - r->t0_ns);
     profile__drop_samples(p);
@@ -1492,6 +1493,7 @@ int record__run(const struct record_opts *o)
     if (r.watch_children)
         children__verdict(&r.kids, r.p.duration_ns, base ? base + 1 : prog, r.p.children,
                           sizeof r.p.children);
+    text__clean(r.p.children);
     /* Names are looked up in the files, with their debug information, while
      * the target's files can still be reached (a container's, through
      * /proc/PID/root): a raw file keeps addresses, but saves these names

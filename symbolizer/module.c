@@ -130,7 +130,12 @@ static void read_comment(struct module *m)
         size_t len = strnlen(p, (size_t)(end - p));
         if (len > 4 && memcmp(p, "GHC ", 4) == 0) {
             m->is_haskell = true;
-            size_t vl = len - 4 < sizeof m->ghc_version - 1 ? len - 4 : sizeof m->ghc_version - 1;
+            /* The version, "9.0.2": what else the file says there is
+             * not written anywhere (it is the target's). */
+            size_t vl = 0;
+            while (vl < len - 4 && vl < sizeof m->ghc_version - 1 &&
+                   ((p[4 + vl] >= '0' && p[4 + vl] <= '9') || p[4 + vl] == '.'))
+                vl++;
             memcpy(m->ghc_version, p + 4, vl);
             m->ghc_version[vl] = 0;
         }

@@ -698,6 +698,22 @@ __attribute__((noinline)) int symbolize_new_probe(int x) { return x * 3 + 1; }
 /* A live view names frames as they come: the ones named before keep their
  * names (not looked up again), and a frame in a library loaded since the
  * module set was read gets its name, not "libfoo+0x..." or "[unknown]". */
+/* The runtime's version comes from the program's file (or a raw file's):
+ * quoted as any string, in the trace's JSON and the calls' Erlang. */
+TEST(runtime_version_quoted)
+{
+    struct profile p;
+    trace_profile(&p);
+    strcpy(p.ghc_version, "9\"x\\");
+    char *s = render(&p, "trace", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK(strstr(s, "\"runtime\":\"GHC 9\\\"x\\\\\","));
+    free(s);
+    s = render(&p, "calls", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK(strstr(s, "{runtime,") && strstr(s, " \"GHC 9\\\"x\\\\\"}]}."));
+    free(s);
+    profile__free(&p);
+}
+
 TEST(symbolize_new_names_only_new_frames)
 {
     struct profile p;

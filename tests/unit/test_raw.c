@@ -362,6 +362,23 @@ TEST(strings_read_as_text)
     profile__free(&b);
 }
 
+/* A sample's thread state is printed as it is (dump, json): a byte that
+ * is no state letter is a corrupt file. */
+TEST(bad_state_refused)
+{
+    struct profile a, b;
+    char err[200];
+    size_t len;
+    build(&a);
+    profile__add(&a, &(struct prof_sample){.t_ns = 60000000, .thread = 0, .stack = 0,
+                                          .tag = TAG_HASKELL, .state = '"', .role = ROLE_CAP});
+    uint8_t *buf = serialize(&a, &len);
+    CHECK(raw__parse(buf, len, &b, err, sizeof err) < 0);
+    CHECK(strstr(err, "has thread state 34") != NULL);
+    free(buf);
+    profile__free(&a);
+}
+
 TEST(saved_names_mismatch)
 {
     struct profile a, b;
