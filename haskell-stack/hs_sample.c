@@ -121,7 +121,7 @@ static void haskell_frames(struct rts *r, struct unwinder *uw, const struct memi
         const uint64_t gp[] = {regs->rax, regs->rbx, regs->rcx, regs->rdx, regs->rsi,
                                regs->rdi, regs->r8,  regs->r9,  regs->r10, regs->r11,
                                regs->r12, regs->r13, regs->r14, regs->r15};
-        uint64_t end = stg_walk__restored_sp(&w, sp, stack, gp, 14, k == 0);
+        uint64_t end = stg_walk__restored_sp(&w, sp, stack, gp, STG_RESTORE_REGS, k == 0);
         if (end) {
             sp = end;
             start = STG_EXACT;

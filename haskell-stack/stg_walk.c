@@ -305,17 +305,18 @@ bool stg_walk__plausible_sp(const struct stg_walk *w, uint64_t sp, uint64_t stac
     return false;
 }
 
-bool stg_walk__copy_index(const uint64_t *regs, int nregs, int k, uint64_t words)
+bool stg_walk__copy_index(const uint64_t *regs, int nregs, int k, const bool *ends)
 {
-    /* Below the loop's bound, which is in a register too (the loop
-     * compares them); not the bound itself, whatever two registers differ
-     * by: a closure that ends where its block does has the block's end
-     * (HpLim) a header past 8 * bound from its start, and the bound passed
-     * for an index, the true end lost (in about one run in forty of
-     * ghc_thunks' threaded case on GHC 9.6: every sample [invalid]). */
+    /* Below the end of the copy, the loop's bound, in a register too (the
+     * loop compares them), from which the frames are whole; the bound
+     * itself is none, whatever two registers differ by: a closure that
+     * ends where its block does has the block's end (HpLim) a header past
+     * 8 * bound from its start, and the bound passed for an index, the
+     * true end lost (in about one run in forty of ghc_thunks' threaded
+     * case on GHC 9.6: every sample [invalid]). */
     bool below = false;
     for (int j = 0; j < nregs && !below; j++)
-        below = regs[j] > regs[k] && regs[j] < words;
+        below = ends[j] && regs[j] > regs[k];
     /* The words it has copied: the distance its source pointer has come
      * from the closure's payload, a few words into it, both in registers. */
     for (int j = 0; below && j < nregs; j++)
@@ -347,15 +348,17 @@ uint64_t stg_walk__restored_sp(const struct stg_walk *w, uint64_t sp, uint64_t s
     struct chunk c;
     uint64_t found = 0, cands[4];
     int nfound = 0;
-    if (!chunk_of(w, stack, &c, NULL) || sp < c.start || sp >= c.end || sp & 7)
+    bool ends[STG_RESTORE_REGS] = {false}; /* a whole walk from sp + 8 * regs[k] */
+    if (!chunk_of(w, stack, &c, NULL) || sp < c.start || sp >= c.end || sp & 7 ||
+        nregs > STG_RESTORE_REGS)
         return 0;
     chunk_map(w, &c, sp);
     for (int k = 0; k < nregs; k++) {
         uint64_t x = sp + 8 * regs[k], info, updatee;
         uint32_t t;
         bool seen = false; /* (two registers with one value) */
-        for (int j = 0; j < nfound; j++)
-            seen |= cands[j] == x;
+        for (int j = 0; j < k; j++)
+            seen |= regs[j] == regs[k];
         if (!regs[k] || regs[k] >= (c.end - sp) / 8 || seen)
             continue;
         if (update_frame) {
@@ -370,19 +373,23 @@ uint64_t stg_walk__restored_sp(const struct stg_walk *w, uint64_t sp, uint64_t s
             continue;
         }
         /* No frame of its own: the frames from there must be whole (see
-         * below when several registers give such an end). What the copy is
-         * writing over may be frames popped before, whole too: the loop's
-         * index is no end. Nothing is read from the live process for
-         * this. */
-        bool index = stg_walk__copy_index(regs, nregs, k, (c.end - sp) / 8);
-        if (index)
-            continue;
+         * below when several registers give such an end). Nothing is read
+         * from the live process for this. */
         struct stg_walk trial = *w;
         struct raw_frame scratch[64];
         struct stg_result res;
         trial.live_pid = 0;
         stg_walk__run(&trial, x, stack, STG_EXACT, scratch, 64, &res);
-        if (res.err != WE_NONE)
+        ends[k] = res.err == WE_NONE;
+    }
+    /* What the copy is writing over may be frames popped before, whole
+     * too: the loop's index is no end. */
+    for (int k = 0; !update_frame && k < nregs; k++) {
+        uint64_t x = sp + 8 * regs[k];
+        bool seen = false; /* (two registers with one value) */
+        for (int j = 0; j < nfound; j++)
+            seen |= cands[j] == x;
+        if (!ends[k] || seen || stg_walk__copy_index(regs, nregs, k, ends))
             continue;
         if (nfound == (int)(sizeof cands / sizeof cands[0]))
             return 0;

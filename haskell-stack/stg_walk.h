@@ -109,10 +109,14 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
  * an update frame, the ends disagree. (Just after the copy it is still
  * where the frames put back end: they are then left out.) */
 /* Is regs[k] such a copying loop's index, not its end: a count of words
- * below another register's count that fits in the `words` above Sp (the
+ * below another register's from which the frames are whole (ends[j]: the
  * loop's bound), and, give or take a header, the distance between two
  * registers (the source pointer and the closure's payload)? */
-bool stg_walk__copy_index(const uint64_t *regs, int nregs, int k, uint64_t words);
+bool stg_walk__copy_index(const uint64_t *regs, int nregs, int k, const bool *ends);
+
+/* The most registers stg_walk__restored_sp looks at (rax to r15 but rbp
+ * and rsp). */
+#define STG_RESTORE_REGS 14
 
 uint64_t stg_walk__restored_sp(const struct stg_walk *w, uint64_t sp, uint64_t stack,
                                const uint64_t *regs, int nregs, bool update_frame);

@@ -82,24 +82,32 @@ UNIT_MAIN()
 /* stg_walk__copy_index, on the registers of a thread parked halfway
  * through stg_AP_STACK_NOUPD_info's copy (GHC 9.6, threaded; rax..r15 but
  * rbp and rsp, as hs_sample gives them): rax the loop's bound (3946 words,
- * the end of the copy), rdx its index (1973). rcx, the end of the block
- * the closure in rdi ends in, is a header past 8 * 3946 from it: the
- * bound was taken for an index, and every sample was [invalid]. */
+ * the end of the copy, from which the frames are whole), rdx its index
+ * (1973). rcx, the end of the block the closure in rdi ends in, is a
+ * header past 8 * 3946 from it: the bound was taken for an index, and
+ * every sample was [invalid]. */
 TEST(copy_index_not_the_bound)
 {
-    const uint64_t regs[14] = {0xf6a, 0x42005c2dc8, 0x42005bf000, 0x7b5, 0x473c, 0x7d1890, 0x1,
-                               0x42005b74a8, 0x1, 0x1, 0x4200305ae8, 0xa91798, 0x42004fe000,
-                               0x420056f0c0};
-    CHECK(!stg_walk__copy_index(regs, 14, 0, 4074)); /* the bound */
-    CHECK(stg_walk__copy_index(regs, 14, 3, 4074));  /* the index */
-    CHECK(!stg_walk__copy_index(regs, 14, 6, 4074)); /* 1: no pair 9..72 bytes apart */
-    /* The index: below the bound, and the source pointer (its copied words
-     * past the payload) in a register. */
-    uint64_t with_src[14];
-    memcpy(with_src, regs, sizeof regs);
-    with_src[4] = 0x42005b74a8 + 16 + 8 * 0x7b5; /* rsi: payload + 8 * index */
-    CHECK(stg_walk__copy_index(with_src, 14, 3, 4074));
-    CHECK(!stg_walk__copy_index(with_src, 14, 0, 4074));
-    /* Nothing in the chunk above it: no bound, so no index. */
-    CHECK(!stg_walk__copy_index(with_src, 14, 3, 0x7b6));
+    uint64_t regs[STG_RESTORE_REGS] = {0xf6a, 0x42005c2dc8, 0x42005bf000, 0x7b5, 0x473c,
+                                       0x7d1890, 0x1, 0x42005b74a8, 0x1, 0x1, 0x4200305ae8,
+                                       0xa91798, 0x42004fe000, 0x420056f0c0};
+    bool ends[STG_RESTORE_REGS] = {[0] = true, [3] = true}; /* whole walks from both */
+    CHECK(!stg_walk__copy_index(regs, 14, 0, ends)); /* the bound */
+    CHECK(stg_walk__copy_index(regs, 14, 3, ends));  /* the index */
+    CHECK(!stg_walk__copy_index(regs, 14, 6, ends)); /* 1: no pair 9..72 bytes apart */
+    /* Another count in a register, above the bound, is no bound for it
+     * unless the frames from there are whole. */
+    regs[8] = 4000;
+    CHECK(!stg_walk__copy_index(regs, 14, 0, ends));
+    ends[8] = true;
+    CHECK(stg_walk__copy_index(regs, 14, 0, ends));
+    /* The index with the source pointer in a register (its copied words
+     * past the payload) too. */
+    regs[8] = 1;
+    ends[8] = false;
+    regs[4] = 0x42005b74a8 + 16 + 8 * 0x7b5;
+    CHECK(stg_walk__copy_index(regs, 14, 3, ends));
+    /* No end above it: no index. */
+    ends[0] = false;
+    CHECK(!stg_walk__copy_index(regs, 14, 3, ends));
 }
