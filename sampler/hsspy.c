@@ -1,6 +1,7 @@
 /* hsspy.c - the command line: subcommands, options, help. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -182,24 +183,25 @@ static int parse_pid(const char *s, pid_t *pid)
 
 /* getopt found an unknown option or one given a value it does not take
  * (c == '?'), or one missing its value (c == ':', optstrings begin with
- * ':'). The element it was in is argv[optind - 1]: "--name[=value]" for a
- * long one; a short one is optopt. */
+ * ':'). A long one is argv[optind - 1], "--name[=value]" (optopt 0 if
+ * unknown, else its val); a short one is optopt (getopt may not have
+ * moved past its cluster yet: argv[optind - 1] is then an element before). */
 static int bad_option(char **argv, const char *cmd, int c, const struct option *opts)
 {
     const char *arg = argv[optind - 1];
-    if (strncmp(arg, "--", 2) != 0) {
+    size_t len = strcspn(arg + (strncmp(arg, "--", 2) == 0 ? 2 : 0), "=");
+    const struct option *named = NULL; /* the long option arg names, if any */
+    for (const struct option *o = opts; strncmp(arg, "--", 2) == 0 && o->name; o++)
+        if (strncmp(o->name, arg + 2, len) == 0 && (!named || strlen(o->name) == len))
+            named = o; /* (an abbreviation, as getopt takes them; the exact name first) */
+    bool is_long = strncmp(arg, "--", 2) == 0 && (optopt == 0 || (named && named->val == optopt));
+    if (!is_long)
         log__error("option -%c %s (see hsspy %s --help)", optopt,
                    c == ':' ? "needs a value" : "is unknown", cmd);
-        return 2;
-    }
-    size_t len = strcspn(arg + 2, "=");
-    for (const struct option *o = opts; c == '?' && arg[2 + len] == '=' && o->name; o++)
-        if (strlen(o->name) == len && strncmp(o->name, arg + 2, len) == 0) {
-            log__error("option --%s takes no value (see hsspy %s --help)", o->name, cmd);
-            return 2;
-        }
-    if (c == ':')
-        log__error("option %s needs a value (see hsspy %s --help)", arg, cmd);
+    else if (c == ':' && named)
+        log__error("option --%s needs a value (see hsspy %s --help)", named->name, cmd);
+    else if (named && optopt && arg[2 + len] == '=')
+        log__error("option --%s takes no value (see hsspy %s --help)", named->name, cmd);
     else
         log__error("unknown option '%s' (see hsspy %s --help)", arg, cmd);
     return 2;
@@ -215,7 +217,7 @@ static int check_save_dir(const char *dir)
         why = strerror(errno);
     else if (!S_ISDIR(st.st_mode))
         why = "not a directory";
-    else if (access(dir, W_OK | X_OK) < 0)
+    else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) < 0)
         why = strerror(errno);
     if (!why)
         return 0;

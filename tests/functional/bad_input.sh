@@ -108,6 +108,8 @@ expect_error "report-unknown-p" "option -p is unknown \(see hsspy report --help\
 expect_error "flag-with-value" "option --threads takes no value" "$HSSPY" record --threads=1 -p 1
 expect_error "unknown-long" "unknown option '--bogus'" "$HSSPY" record --bogus -p 1
 expect_error "unknown-in-cluster" "option -z is unknown" "$HSSPY" record -qz -p 1
+expect_error "unknown-in-cluster-after-long" "option -x is unknown" "$HSSPY" record --idle -xq -p 1
+expect_error "abbreviated-flag-with-value" "option --idle takes no value" "$HSSPY" record --idl=1 -p 1
 # A directory for captures that cannot take them: said before any sampling
 # (before, nothing was saved and nothing said).
 expect_error "save-captures-missing" "--save-captures needs a directory to write in: '$T/none': No such file" \
