@@ -92,6 +92,17 @@ enum stg_start { STG_EXACT, STG_SCAN_TOP };
 void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum stg_start start,
                    struct raw_frame *out, int max, struct stg_result *res);
 
+/* Is regs[k] a copying loop's index, not its end (see
+ * stg_walk__restored_sp): a count of words below another register's from
+ * which the frames are whole (ends[j]: the loop's bound), and, give or
+ * take a header, the distance between two registers (the source pointer
+ * and the closure's payload)? */
+bool stg_walk__copy_index(const uint64_t *regs, int nregs, int k, const bool *ends);
+
+/* The most registers stg_walk__restored_sp looks at (rax to r15 but rbp
+ * and rsp). */
+#define STG_RESTORE_REGS 14
+
 /* A thread in the entry code of an AP_STACK, a computation an asynchronous
  * exception suspended (raiseAsync) now resumed, has lowered Sp by the
  * size of the frames it froze and copies them back one word at a time,
@@ -108,16 +119,6 @@ void stg_walk__run(const struct stg_walk *w, uint64_t sp, uint64_t stack, enum s
  * gives one (Sp not lowered yet: the stack is whole from Sp) or, without
  * an update frame, the ends disagree. (Just after the copy it is still
  * where the frames put back end: they are then left out.) */
-/* Is regs[k] such a copying loop's index, not its end: a count of words
- * below another register's from which the frames are whole (ends[j]: the
- * loop's bound), and, give or take a header, the distance between two
- * registers (the source pointer and the closure's payload)? */
-bool stg_walk__copy_index(const uint64_t *regs, int nregs, int k, const bool *ends);
-
-/* The most registers stg_walk__restored_sp looks at (rax to r15 but rbp
- * and rsp). */
-#define STG_RESTORE_REGS 14
-
 uint64_t stg_walk__restored_sp(const struct stg_walk *w, uint64_t sp, uint64_t stack,
                                const uint64_t *regs, int nregs, bool update_frame);
 
