@@ -1,6 +1,7 @@
 /* top.c - the model and the screen of hsspy top (see top.h). */
 #define _GNU_SOURCE
 #include "out/top.h"
+#include "out/text.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -271,21 +272,15 @@ struct screen {
     bool oom;
 };
 
-/* Append one byte sequence of s, or '?' for what a terminal could take as
- * a control (names and command lines come from the target). Returns the
- * bytes consumed. */
+/* Append one character of s, or '?' for what text__clean replaces (what
+ * a terminal could take as a control: names and command lines come from
+ * the target). Returns the bytes consumed. */
 static size_t put_char(char *out, size_t *o, const unsigned char *s)
 {
-    int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-            : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-    bool ok = n > 0 && !(n == 1 && (s[0] < 0x20 || s[0] == 0x7f));
-    for (int i = 1; ok && i < n; i++)
-        ok = (s[i] & 0xc0) == 0x80;
-    /* U+0080..U+009F: C1 controls (CSI among them). Overlong forms too. */
-    if (ok && n == 2 && s[0] < 0xc3 && (s[0] < 0xc2 || s[1] < 0xa0))
-        ok = false;
-    if (!ok) {
-        out[(*o)++] = '?';
+    bool bad;
+    int n = text__char(s, &bad);
+    if (bad) {
+        out[(*o)++] = '?'; /* (one a byte: a C1 control shows as "??") */
         return 1;
     }
     memcpy(out + *o, s, (size_t)n);
