@@ -2,11 +2,11 @@
  *
  * A record is a length (4 bytes, or 0xffffffff and 8), then an id (4
  * bytes; 8 after a 64-bit length): 0 for a CIE, else the distance back
- * from the id to the FDE's CIE. Only two things are read: from a CIE, the
+ * from the id to the FDE's CIE. Only these are read: from a CIE, the
  * encoding of its FDEs' addresses (the 'R' of a "z" augmentation;
  * absolute without one), and from an FDE, its function's first address in
- * that encoding. libunwind parses the rest when it unwinds through the
- * function.
+ * that encoding and its length (the same encoding's size, no base).
+ * libunwind parses the rest when it unwinds through the function.
  */
 #include "symbolizer/eh_frame.h"
 
@@ -167,6 +167,39 @@ static uint8_t cie_encoding(const uint8_t *sec, size_t len, size_t off)
     return r.bad ? ENC_OMIT : 0x00;
 }
 
+/* The FDE whose record is [off, end) (its id at body, idw wide): its
+ * function's first address in *start and length in *size; false for a CIE
+ * or an FDE that cannot be read. *cie_off and *cie_enc cache the last CIE
+ * read (start them at (size_t)-1 and ENC_OMIT). */
+static bool read_fde(const uint8_t *sec, size_t len, size_t body, size_t end, size_t idw,
+                     uint64_t at, int64_t bias, size_t *cie_off, uint8_t *cie_enc,
+                     uint64_t *start, uint64_t *size)
+{
+    struct rd r = {sec, end, body, false};
+    uint64_t id = rd_fixed(&r, idw);
+    if (r.bad || id == 0 || id > body)
+        return false; /* a CIE; or an FDE whose CIE would be before the section */
+    size_t cie = body - (size_t)id;
+    if (cie != *cie_off) {
+        *cie_off = cie;
+        *cie_enc = cie_encoding(sec, len, cie);
+    }
+    if (*cie_enc == ENC_OMIT || !rd_pointer(&r, *cie_enc, at + r.pos, bias, start))
+        return false;
+    /* (the length: the encoding's format, not relative to anything) */
+    return rd_pointer(&r, *cie_enc & 0x0f, 0, 0, size);
+}
+
+bool eh_frame__function(const uint8_t *sec, size_t len, size_t off, uint64_t at, int64_t bias,
+                        uint64_t *start, uint64_t *size)
+{
+    size_t body, end, idw, cie_off = (size_t)-1;
+    uint8_t cie_enc = ENC_OMIT;
+    if (off >= len || record_at(sec, len, off, &body, &end, &idw) != 0)
+        return false;
+    return read_fde(sec, len, body, end, idw, at, bias, &cie_off, &cie_enc, start, size);
+}
+
 static int by_start(const void *a, const void *b)
 {
     const struct eh_frame_entry *x = a, *y = b;
@@ -188,17 +221,8 @@ long eh_frame__index(const uint8_t *sec, size_t len, uint64_t at, int64_t bias, 
         int k = record_at(sec, len, off, &body, &end, &idw);
         if (k != 0)
             break;
-        struct rd r = {sec, end, body, false};
-        uint64_t id = rd_fixed(&r, idw);
-        if (id == 0 || id > body)
-            continue; /* a CIE; or an FDE whose CIE would be before the section */
-        size_t cie = body - (size_t)id;
-        if (cie != cie_off) {
-            cie_off = cie;
-            cie_enc = cie_encoding(sec, len, cie);
-        }
-        uint64_t start;
-        if (cie_enc == ENC_OMIT || !rd_pointer(&r, cie_enc, at + r.pos, bias, &start))
+        uint64_t start, size;
+        if (!read_fde(sec, len, body, end, idw, at, bias, &cie_off, &cie_enc, &start, &size))
             continue;
         /* A function the linker discarded keeps its FDE with a start of 0
          * (or wherever its relocation left it): outside the file's code. */

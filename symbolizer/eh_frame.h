@@ -12,6 +12,7 @@
 #ifndef HSSPY_EH_FRAME_H
 #define HSSPY_EH_FRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,5 +33,11 @@ struct eh_frame_entry {
  * are skipped; a length running off the section ends the walk. */
 long eh_frame__index(const uint8_t *sec, size_t len, uint64_t at, int64_t bias, uint64_t lo,
                      uint64_t hi, struct eh_frame_entry **out);
+
+/* The function covered by the FDE at offset off of the same section:
+ * its first runtime address in *start, its length in *size. false if
+ * there is no FDE there that can be read. */
+bool eh_frame__function(const uint8_t *sec, size_t len, size_t off, uint64_t at, int64_t bias,
+                        uint64_t *start, uint64_t *size);
 
 #endif

@@ -213,6 +213,7 @@ static void read_eh_frame_hdr(struct module *m)
         m->ehf_hdr = at;
         m->ehf_table = at + pos;
         m->ehf_count = count;
+        m->ehf_section = ehf;
         return;
     }
 }
@@ -240,6 +241,7 @@ static void index_eh_frame(struct module *m)
         return;
     m->ehf_index = e;
     m->ehf_hdr = at;
+    m->ehf_section = at;
     m->ehf_count = (uint64_t)n;
 }
 
@@ -470,6 +472,51 @@ const uint8_t *module__file_at(const struct module *m, uint64_t vaddr, size_t *a
         return m->image + off;
     }
     return NULL;
+}
+
+/* Entry i of the table of FDEs by function start (.eh_frame_hdr's, or
+ * the one built from .eh_frame): both relative to ehf_hdr. */
+static bool table_entry(const struct module *m, uint64_t i, struct eh_frame_entry *e)
+{
+    if (m->ehf_index) {
+        *e = m->ehf_index[i];
+        return true;
+    }
+    return module__read(m, m->ehf_table + 8 * i, e, sizeof *e) == 0;
+}
+
+bool module__cfi_function(const struct module *m, uint64_t addr, uint64_t *start)
+{
+    /* The last entry starting at or below addr (a binary search of the
+     * file's sorted table; a table that is not sorted finds nothing
+     * worse than a wrong FDE, which the range check below refuses). */
+    uint64_t lo = 0, hi = m->ehf_count;
+    struct eh_frame_entry e;
+    int64_t rel = (int64_t)(addr - m->ehf_hdr);
+    if (!m->ehf_count || rel < INT32_MIN || rel > INT32_MAX)
+        return false;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (!table_entry(m, mid, &e))
+            return false;
+        if (e.start <= rel)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (!table_entry(m, lo, &e) || e.start > rel)
+        return false;
+    size_t avail;
+    const uint8_t *sec = module__file_at(m, m->ehf_section - (uint64_t)m->bias, &avail);
+    uint64_t fde = m->ehf_hdr + (uint64_t)(int64_t)e.fde, first, size;
+    if (!sec || fde < m->ehf_section || fde - m->ehf_section >= avail ||
+        !eh_frame__function(sec, avail, (size_t)(fde - m->ehf_section), m->ehf_section,
+                            m->bias, &first, &size))
+        return false;
+    if (addr < first || addr - first >= size)
+        return false;
+    *start = first;
+    return true;
 }
 
 /* Debian ships symbols and DWARF of stripped files separately, found by

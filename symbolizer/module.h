@@ -45,8 +45,9 @@ struct module {
 
     /* .eh_frame_hdr, in runtime addresses, for the unwinder; without one
      * (a static executable), ehf_index is the table built from .eh_frame
-     * (owned), its entries relative to ehf_hdr, .eh_frame's address */
-    uint64_t ehf_hdr, ehf_table;
+     * (owned), its entries relative to ehf_hdr, .eh_frame's address.
+     * ehf_section: .eh_frame's runtime address either way */
+    uint64_t ehf_hdr, ehf_table, ehf_section;
     uint64_t ehf_count;
     struct eh_frame_entry *ehf_index;
 
@@ -93,6 +94,12 @@ const struct sym *module__symbol(struct module *m, uint64_t addr);
  * nearest one above it. */
 const struct sym *module__symbol_nearest(struct module *m, uint64_t addr);
 const struct sym *module__symbol_next(struct module *m, uint64_t addr);
+
+/* The function whose call frame information (an FDE of .eh_frame) covers
+ * a runtime address: its first address in *start. For code no symbol
+ * names (a stripped file, a library's local functions): all of a
+ * function's addresses then make one frame. */
+bool module__cfi_function(const struct module *m, uint64_t addr, uint64_t *start);
 
 /* file:line of a runtime address, when the module has DWARF. */
 bool module__line(struct module *m, uint64_t addr, const char **file, int *line);

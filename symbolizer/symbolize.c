@@ -186,8 +186,13 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
         out->name = strdup("__restore_rt");
         out->lang = LANG_C;
     } else if (!s) {
+        /* No name: the file's offset of its function's first address, if
+         * its unwind information knows the function (so that its samples
+         * make one frame, as a name would), else of the address itself. */
+        uint64_t at = addr;
+        module__cfi_function(m, addr, &at);
         snprintf(buf, sizeof buf, "%s+0x%llx", m->name,
-                 (unsigned long long)(addr - (uint64_t)m->bias));
+                 (unsigned long long)(at - (uint64_t)m->bias));
         out->name = strdup(buf);
         out->lang = LANG_C;
     } else {

@@ -47,6 +47,35 @@ static_worker=$(count_matching "$T/static.folded" '^(__GI_)?__clone3;start_threa
 check "static-roots" "of $(total_count "$T/static.folded") samples, $static_main under _start, $static_worker under clone3: $(sort -t' ' -k2 -rn "$T/static.folded" | head -n 4 | tr '\n' '|')" \
     test "$static_main" -ge 50 -a "$static_worker" -ge 50
 
+# Stripped copies, dynamic and static: their functions have no names left,
+# but their unwind information still knows where each one starts, and
+# each is named by that (the file's offset of its first address, which
+# the unstripped file's symbol table gives), so that all its samples make
+# one frame. (Before, each address was a frame of its own: the leaf's
+# samples split over its loop's instructions, callers named by their
+# return addresses.)
+# stripped_frame BASE PROG FUNCTION: FUNCTION's frame in PROG stripped to
+# BASE, as a pattern.
+stripped_frame() {
+    printf '%s\\+0x%s' "$1" "$(nm "$2" | awk -v s="$3" '$3 == s { sub(/^0+/, "", $1); print $1 }')"
+}
+stripped_chains() {
+    local name=$1 prog=$2
+    local base f main worker chain
+    base=$(basename "$prog")_stripped
+    strip -o "$T/$base" "$prog"
+    f="$T/$base.folded"
+    "$HSSPY" record -q -F 199 -d 2 -o "$f" -- "$T/$base" 2.5 >/dev/null 2>"$T/$base.err"
+    check_status "$name-exit-status" $? "$T/$base.err"
+    chain="$(stripped_frame "$base" "$prog" outer);$(stripped_frame "$base" "$prog" middle);$(stripped_frame "$base" "$prog" leaf) [0-9]+\$"
+    main=$(count_matching "$f" "(^|;)$(stripped_frame "$base" "$prog" main);$chain")
+    worker=$(count_matching "$f" "(^|;)$(stripped_frame "$base" "$prog" worker);$chain")
+    check "$name-functions" "main chain $main, worker chain $worker of $(total_count "$f") samples, chain $chain: $(sort -t' ' -k2 -rn "$f" | head -n 4 | tr '\n' '|')" \
+        test "$main" -ge 50 -a "$worker" -ge 50 -a "$((10 * (main + worker)))" -ge "$((9 * $(total_count "$f")))"
+}
+stripped_chains "stripped" "$CH"
+stripped_chains "stripped-static" "$W/chains_static"
+
 # Attach mode, with --threads.
 bg "$CH" 4 >"$T/attach.out"
 pid=$!

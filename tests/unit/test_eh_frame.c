@@ -146,6 +146,18 @@ TEST(hand_made_section)
         CHECK_EQ_INT(e[i].fde, m.want_fde[i]);
     }
     free(e);
+    /* Each FDE read alone: its function's first address and length. */
+    for (int i = 0; i < 4; i++) {
+        uint64_t start = 0, size = 0;
+        CHECK(eh_frame__function(m.s.b, m.s.n, m.want_fde[i], AT, BIAS, &start, &size));
+        CHECK_EQ_INT(start, m.want_start[i]);
+        CHECK_EQ_INT(size, 0x40);
+    }
+    uint64_t start, size;
+    CHECK(!eh_frame__function(m.s.b, m.s.n, 0, AT, BIAS, &start, &size)); /* a CIE */
+    CHECK(!eh_frame__function(m.s.b, m.s.n, m.s.n, AT, BIAS, &start, &size));
+    CHECK(!eh_frame__function(m.s.b, m.want_fde[0] + 10, m.want_fde[0], AT, BIAS, &start,
+                              &size)); /* cut */
     /* Up to the terminator only. */
     struct sec t = {{0}, 0};
     static const uint8_t zr[] = {0x1b};
@@ -190,6 +202,11 @@ TEST(cut_and_scrambled)
             CHECK(e[i].fde >= 0 && (size_t)e[i].fde < len);
             CHECK(e[i].start >= 0 && e[i].start < 0x10000);
             CHECK(i == 0 || e[i - 1].start <= e[i].start);
+        }
+        /* (and an FDE read alone, at any offset: found or not) */
+        for (size_t off = 0; off <= len; off += 4) {
+            uint64_t start, size;
+            eh_frame__function(copy, len, off, AT, BIAS, &start, &size);
         }
         free(e);
         free(copy);
@@ -238,6 +255,11 @@ TEST(same_as_the_linkers)
         int32_t start, at;
         memcpy(&start, h + 12 + 8 * i, 4);
         memcpy(&at, h + 16 + 8 * i, 4);
+        uint64_t first, size;
+        if (!eh_frame__function(ehf->d_buf, ehf->d_size, (size_t)e[i].fde, ehf_at, 0, &first,
+                                &size) ||
+            first != ehf_at + (uint64_t)(int64_t)e[i].start || size == 0)
+            UNIT_FAIL("entry %u: its FDE read alone does not start its function", i);
         if (ehf_at + (uint64_t)(int64_t)e[i].start != hdr_at + (uint64_t)(int64_t)start ||
             ehf_at + (uint64_t)(int64_t)e[i].fde != hdr_at + (uint64_t)(int64_t)at)
             UNIT_FAIL("entry %u: start %#llx, FDE at %#llx; the linker's %#llx, %#llx", i,

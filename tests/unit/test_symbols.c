@@ -90,6 +90,14 @@ static void check_binary(const char *path, bool pie)
     /* A return address right at beta's start belongs to the call before it. */
     CHECK(strcmp(name_of(&ms, t.beta, FK_RET, &fs), "symtest_beta") != 0);
     CHECK_EQ_STR(name_of(&ms, t.beta + 1, FK_RET, &fs), "symtest_beta");
+    /* Its unwind information knows each function's first address (what a
+     * stripped file's frames are named by). */
+    uint64_t first = 0;
+    CHECK(module__cfi_function(m, t.gamma + 4, &first));
+    CHECK_EQ_INT(first, t.gamma);
+    CHECK(module__cfi_function(m, t.alpha, &first));
+    CHECK_EQ_INT(first, t.alpha);
+    CHECK(!module__cfi_function(m, m->lo - 1, &first));
     /* Nothing mapped at page 1: unknown, not a crash. */
     CHECK_EQ_STR(name_of(&ms, 0x1000, FK_PC, &fs), "[unknown]");
     /* libc is found, with its symbols (.dynsym at least). */
