@@ -13,7 +13,8 @@
  *                     cache of info tables: the frames must be the same)
  *   fuzz raw FILE N   a raw recording, truncated, bit-flipped, overwritten
  *   fuzz eh_frame ELF N  the .eh_frame section of an executable, damaged
- *                     the same ways, indexed as for a static executable
+ *                     the same ways, indexed as for a static executable,
+ *                     and each FDE indexed read alone as symbolizing does
  *
  * Prints "iterations N, max us M, mean us A" (CPU time per iteration) and
  * exits 0 when done. */
@@ -353,12 +354,23 @@ static int fuzz_eh_frame(const char *file, long iterations)
         uint64_t dt = now_ns() - t0;
         if (dt > max_ns)
             max_ns = dt;
-        for (long i = 0; i < k; i++)
+        for (long i = 0; i < k; i++) {
             if (e[i].fde < 0 || (size_t)e[i].fde >= n || (i && e[i - 1].start > e[i].start)) {
                 fprintf(stderr, "iteration %ld: entry %ld of %ld: FDE at %d of %zu bytes\n",
                         it, i, k, e[i].fde, n);
                 return 1;
             }
+            /* each FDE indexed read alone, as symbolizing reads it: it
+             * starts where the index says */
+            uint64_t start, size;
+            if (eh_frame__function(exact, n, (size_t)e[i].fde, sh.sh_addr, 0, &start, &size) &&
+                start != sh.sh_addr + (uint64_t)(int64_t)e[i].start) {
+                fprintf(stderr, "iteration %ld: the FDE at %d starts at %#llx, indexed at %#llx\n",
+                        it, e[i].fde, (unsigned long long)start,
+                        (unsigned long long)(sh.sh_addr + (uint64_t)(int64_t)e[i].start));
+                return 1;
+            }
+        }
         indexed += k > 0 ? (uint64_t)k : 0;
         free(e);
         free(exact);
