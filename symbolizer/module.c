@@ -419,6 +419,7 @@ void module__close(struct module *m)
     }
     if (m->syms_loaded)
         symtab__free(&m->syms);
+    free(m->plt);
     if (m->lines_ok)
         dwarf_lines__close(&m->lines);
     if (m->debug_elf)
@@ -545,6 +546,30 @@ static void open_debug_file(struct module *m)
         close(m->debug_fd);
         m->debug_fd = -1;
     }
+}
+
+bool module__plt_name(struct module *m, uint64_t addr, char *buf, size_t size)
+{
+    if (!m->plt_loaded) {
+        m->plt_loaded = true;
+        long n = plt__read(m->elf, &m->plt);
+        m->nplt = n > 0 ? (size_t)n : 0;
+    }
+    const struct plt_stub *st = plt__lookup(m->plt, m->nplt, addr - (uint64_t)m->bias);
+    if (!st)
+        return false;
+    const char *name = st->name;
+    if (!name) {
+        /* an ifunc of this very file: named after its resolver's symbol
+         * (glibc's memcpy is the ifunc whose resolver that is) */
+        const struct sym *r = module__symbol(m, st->resolver + (uint64_t)m->bias);
+        if (!r || r->addr != st->resolver)
+            return false;
+        name = r->name;
+    }
+    /* (no symbol version: "getchar@plt", not "getchar@GLIBC_2.2.5@plt") */
+    snprintf(buf, size, "%.*s@plt", (int)strcspn(name, "@"), name);
+    return true;
 }
 
 const struct sym *module__symbol(struct module *m, uint64_t addr)

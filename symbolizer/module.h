@@ -22,6 +22,7 @@
 #include "symbolizer/eh_frame.h"
 #include "symbolizer/elf_symtab.h"
 #include "symbolizer/maps.h"
+#include "symbolizer/plt.h"
 
 struct module {
     char *path;      /* as the target sees it ("/usr/lib/x86_64-linux-gnu/libc.so.6") */
@@ -51,8 +52,10 @@ struct module {
     uint64_t ehf_count;
     struct eh_frame_entry *ehf_index;
 
-    bool syms_loaded, lines_tried, lines_ok;
+    bool syms_loaded, lines_tried, lines_ok, plt_loaded;
     struct symtab syms;
+    struct plt_stub *plt; /* the PLT's stubs (plt.h), loaded on first use */
+    size_t nplt;
     struct dwarf_lines lines;
     int debug_fd; /* separate debug info (/usr/lib/debug/.build-id), if found */
     Elf *debug_elf;
@@ -89,6 +92,10 @@ const uint8_t *module__file_at(const struct module *m, uint64_t vaddr, size_t *a
 
 /* The symbol covering a runtime address (loads the table on first use). */
 const struct sym *module__symbol(struct module *m, uint64_t addr);
+
+/* The name of the PLT stub at a runtime address, "getchar@plt", into buf;
+ * false if it is not in one the file's relocations name. */
+bool module__plt_name(struct module *m, uint64_t addr, char *buf, size_t size);
 
 /* The nearest symbol at or below a runtime address, ignoring sizes; and the
  * nearest one above it. */

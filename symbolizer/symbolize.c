@@ -150,6 +150,14 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
     out->object = strdup(m->name);
     if ((f->kind == FK_HS_RET || f->kind == FK_HS_UPDATE) && ipe_name(m, f, out))
         return out->name && out->object ? 0 : -ENOMEM;
+    if (module__plt_name(m, addr, buf, sizeof buf)) {
+        /* A stub of the file's PLT, on the way to another file's function
+         * (whatever symbol comes before: crt's sizeless _init would stretch
+         * over the stubs that follow it). */
+        out->name = strdup(buf);
+        out->lang = LANG_C;
+        return out->name && out->object ? 0 : -ENOMEM;
+    }
     s = module__symbol(m, addr);
     bool haskell_code = f->kind >= FK_HS_RET && f->kind <= FK_HS_CATCH_RETRY;
     /* (A sizeless C symbol such as crt's frame_dummy can sit right before

@@ -5,7 +5,8 @@
 # leaf in assembly without unwind information is still under its callers;
 # a thread that names itself late is reported by that name; glibc's stdio,
 # whose CIEs name a personality routine, unwinds from the copy alone; C++
-# names are demangled.
+# names are demangled; a stripped file's functions are named by where its
+# unwind information says they start; a PLT stub is name@plt.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -75,6 +76,18 @@ stripped_chains() {
 }
 stripped_chains "stripped" "$CH"
 stripped_chains "stripped-static" "$W/chains_static"
+
+# A loop calling labs through the program's PLT: the samples in its stub
+# are labs@plt, under spin, as objdump and perf name the stub. (Before,
+# they were named _init: crt's symbol before the PLT has no size, and was
+# taken to reach over it.)
+"$HSSPY" record -q -F 999 -d 1.5 -o "$T/stubs.folded" -- "$W/stubs" 2 >/dev/null 2>"$T/stubs.err"
+check_status "plt-exit-status" $? "$T/stubs.err"
+stub=$(count_matching "$T/stubs.folded" ';main;spin;labs@plt [0-9]+$')
+check "plt-stub-named" "$stub samples in main;spin;labs@plt of $(total_count "$T/stubs.folded"): $(sort -t' ' -k2 -rn "$T/stubs.folded" | head -n 4 | tr '\n' '|')" \
+    test "$stub" -ge 20
+check "plt-not-init" "frames named _init: $(grep -E '(^|;)_init(;| )' "$T/stubs.folded" | head -n 3 | tr '\n' '|')" \
+    lacks_line "$T/stubs.folded" '(^|;)_init(;| )'
 
 # Attach mode, with --threads.
 bg "$CH" 4 >"$T/attach.out"
