@@ -11,11 +11,15 @@
  * while it is not text (raw, svg, pprof)? Then logs one line saying so. */
 bool output__refused(const char *path, const struct writer *w);
 
-/* Open path for w (NULL or "-": standard output). Logs one line and returns
- * NULL on failure (including output__refused). */
+/* Open path for w (NULL or "-": standard output), not truncating it yet.
+ * Logs one line and returns NULL on failure (including output__refused). */
 FILE *output__open(const char *path, const struct writer *w);
 
-/* Close unless it is standard output. */
+/* About to write: the file is truncated now (a regular one). */
+void output__start(FILE *f);
+
+/* Close unless it is standard output. If output__start was not called, the
+ * file is left as it was: removed if output__open created it. */
 void output__close(FILE *f);
 
 #endif

@@ -1513,6 +1513,7 @@ int record__run(const struct record_opts *o)
     /* (Counted before a raw file's samples are dropped, for the last word.) */
     size_t written = r.p.nsamples;
     uint64_t threads = profile__threads_sampled(&r.p), errors = profile__walk_errors(&r.p);
+    output__start(out);
     if ((raw ? raw__write_unnamed(&r.p, out) : w->write(&r.p, &oo, out)) < 0 || fflush(out) != 0) {
         log__error("writing the %s output failed: %s", w->name, strerror(errno));
         goto done;

@@ -95,6 +95,7 @@ int replay__run(const struct replay_opts *o)
     tell_unopened(&p, &ms, changed, profile__keep_saved(&p, &ms));
     if (!(out = output__open(o->output, w)))
         goto done_ms;
+    output__start(out);
     if (w->write(&p, &(struct out_opts){.threads = o->threads, .idle = o->idle, .sort = o->sort},
                  out) < 0 ||
         fflush(out) != 0) {

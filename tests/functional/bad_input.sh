@@ -38,6 +38,20 @@ max=$(cat /proc/sys/kernel/pid_max)
 expect_error "no-such-pid" "no process with pid $((max + 1))" "$HSSPY" record -p $((max + 1)) -d 1
 expect_error "pid-not-a-number" "needs a process id" "$HSSPY" record -p abc -d 1
 
+# A recording that fails costs no file: one named by -o is left as it was
+# (before, it was emptied: a profile the command was to replace lost), and
+# none is made where there was none (before, an empty one).
+echo "an earlier profile" >"$T/kept.folded"
+for cmd in "record -p $((max + 1))" "dump -p $((max + 1))" \
+    "record -- $T/no-such-command"; do
+    name=$(echo "$cmd" | tr -c 'a-z0-9\n' '-' | cut -c1-20)
+    expect_error "output-kept-$name" "." "$HSSPY" $cmd -o "$T/kept.folded"
+    check "output-kept-$name-file" "the file now holds: $(head -c 80 "$T/kept.folded")" \
+        grep -qx "an earlier profile" "$T/kept.folded"
+done
+expect_error "output-not-made" "no process" "$HSSPY" record -f svg -o "$T/new.svg" -p $((max + 1))
+check "output-not-made-file" "$T/new.svg was made" test ! -e "$T/new.svg"
+
 # A zombie.
 bg "$W/zombie" 20 >"$T/zombie.out"
 wait_for_line "$T/zombie.out" '^[0-9]+$'
