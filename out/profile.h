@@ -125,6 +125,8 @@ struct profile {
     uint64_t pause_prefetch_missed; /* ... read, then again at the rsp they had */
     uint64_t pause_between;   /* stops captured and resumed between reads of blocked
                                * threads, not after them all */
+    uint64_t handler_entries; /* stops at a signal handler's entry, right after the
+                               * signal was passed on: sampled where it interrupted */
     uint64_t cs_drains;       /* per-CPU switch rings read between ticks, half full */
     uint64_t errors[WE__COUNT];
     uint64_t lost_threads; /* interrupted but did not stop in time */

@@ -219,6 +219,7 @@ static int write_raw_file(const struct profile *p, bool names_follow, FILE *f)
     put_str(&s, p->children); /* and later */
     put_u64(&s, p->soft_again); /* and later */
     put_u64(&s, p->pause_between);
+    put_u64(&s, p->handler_entries); /* and later */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -524,6 +525,8 @@ static void read_meta(struct cur *c, struct profile *p)
         p->soft_again = get_u64(c, "a counter");
     if (!c->bad && c->left >= 8)
         p->pause_between = get_u64(c, "a counter");
+    if (!c->bad && c->left >= 8)
+        p->handler_entries = get_u64(c, "a counter");
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

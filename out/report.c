@@ -62,6 +62,9 @@ static void header(const struct profile *p, FILE *f)
         if (p->pause_between)
             fprintf(f, "; %" PRIu64 " resumed between reads of threads blocked in calls, not "
                        "after them all", p->pause_between);
+        if (p->handler_entries)
+            fprintf(f, "; %" PRIu64 " found at a signal handler's entry, the signal just passed "
+                       "on, sampled where it interrupted the thread", p->handler_entries);
         fprintf(f, ")\n");
     }
     if (p->self_cpu_ns && p->duration_ns) {

@@ -372,6 +372,7 @@ static void resume(struct tracee *t, struct tthread *th)
 {
     int sig = th->pending_sig;
     th->pending_sig = 0;
+    th->signalled = sig;
     th->want = false;
     th->held_born = false;
     th->resumed_ns = tracee__now_ns();

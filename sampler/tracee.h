@@ -45,6 +45,7 @@ struct tthread {
     enum tthread_run run;
     bool want;       /* interrupted for the current sample, stop not seen yet */
     int pending_sig; /* signal to re-inject when it is resumed */
+    int signalled;   /* the signal given when last resumed (its handler next), or 0 */
     int stat_fd;     /* /proc/PID/task/TID/stat, kept open */
     int sched_fd;    /* /proc/PID/task/TID/schedstat, kept open */
     int sys_fd;      /* /proc/PID/task/TID/syscall, kept open */
