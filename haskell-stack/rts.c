@@ -268,8 +268,9 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
 }
 
 /* Does the executable load a shared library whose name starts with prefix
- * (DT_NEEDED)? A -dynamic GHC program needs libHSrts*.so. */
-static bool needs_library(struct module *m, const char *prefix)
+ * (DT_NEEDED)? A -dynamic GHC program needs libHSrts*.so. Its name (in the
+ * file's string table) in *name, if name is not NULL. */
+static bool needs_library(struct module *m, const char *prefix, const char **name)
 {
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
@@ -282,8 +283,11 @@ static bool needs_library(struct module *m, const char *prefix)
             const char *nm;
             if (gelf_getdyn(d, (int)i, &dyn) && dyn.d_tag == DT_NEEDED &&
                 (nm = elf_strptr(m->elf, sh.sh_link, dyn.d_un.d_val)) &&
-                strncmp(nm, prefix, strlen(prefix)) == 0)
+                strncmp(nm, prefix, strlen(prefix)) == 0) {
+                if (name)
+                    *name = nm;
                 return true;
+            }
         }
     }
     return false;
@@ -504,11 +508,25 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     memset(r, 0, sizeof *r);
     r->ms = ms;
     r->pid = pid;
-    if (!m || !module__is_ghc(m))
+    /* (A -dynamic executable has no runtime of its own: it loads it, from
+     * libHSrts_thr-ghc9.0.2.so, say, which gives the version where its
+     * .comment, stripped as distributions do, does not.) */
+    const char *rtslib = NULL;
+    if (!m || (!module__is_ghc(m) && !needs_library(m, "libHSrts", &rtslib)))
         return 0;
     r->ghc = true;
     r->mod = m;
     snprintf(r->version, sizeof r->version, "%s", m->ghc_version);
+    const char *v = rtslib ? strstr(rtslib, "-ghc") : NULL;
+    if (!r->version[0] && v) {
+        size_t n = 0;
+        for (v += 4; n < sizeof r->version - 1 && ((v[n] >= '0' && v[n] <= '9') || v[n] == '.');
+             n++)
+            r->version[n] = v[n];
+        r->version[n] = 0;
+        if (n && r->version[n - 1] == '.')
+            r->version[n - 1] = 0; /* (".so" follows) */
+    }
     if (!(r->walk_cache = calloc(1, sizeof *r->walk_cache))) {
         log__error("out of memory");
         return -ENOMEM;
@@ -553,7 +571,7 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     }
 
     if (!sc.have[S_MainCapability] || !sc.have[S_n_capabilities]) {
-        if (needs_library(m, "libHSrts"))
+        if (rtslib || needs_library(m, "libHSrts", NULL))
             warn_c_only(r, "it was linked with -dynamic (its RTS is a shared library without a "
                            "symbol table)",
                         "link it statically (the GHC default) to see Haskell stacks");

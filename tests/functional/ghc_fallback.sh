@@ -72,6 +72,13 @@ fallback "no-comment" \
 # Built with -dynamic (when this GHC has the shared libraries).
 if dyn=$(build_hs fibffi-dyn fibffi.hs fibffi_c.c -- -O2 -rtsopts -threaded -dynamic 2>/dev/null); then
     fallback "dynamic" "linked with -dynamic.*link it statically" "$dyn" fibffi_spin
+    # Without .comment (a distribution's -dynamic build, such as Debian's
+    # ghc): known by the runtime it loads, libHSrts*-ghcVERSION.so, which
+    # also gives the version. (Before, taken for a C program: no word, exit
+    # status 0, its Haskell code unwound as C.)
+    objcopy -R .comment "$dyn" "$T/dyn-nocomment"
+    fallback "dynamic-no-comment" "is a GHC 9\.[0-9.]+ program, but it was linked with -dynamic.*link it statically" \
+        "$T/dyn-nocomment" fibffi_spin
 else
     skip "dynamic" "this GHC cannot link -dynamic (no shared Haskell libraries installed)"
 fi
