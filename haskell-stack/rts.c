@@ -745,12 +745,18 @@ size_t rts__thread_pointers(struct rts *r, struct rts_thread_pointer *out, size_
 
 /* Has hs_exit begun? It frees what the layout is checked on (capabilities,
  * Tasks): a check then says nothing of the layout, failed or passed (freed
- * memory can still hold what was there). Says so. */
+ * memory can still hold what was there). So has a runtime that had
+ * capabilities and has none now, or whose memory cannot be read any more
+ * (the process is on its way out: a check then fails on every read, which
+ * said "does not match the layout; please report this"). Says so. */
 static bool warned_shut_down(const struct rts *r)
 {
-    uint64_t down = 0;
-    if (!r->rts_shutdown ||
-        !read_field(r->pid, r->rts_shutdown, (struct rts_layout__field){0, 1}, &down) || !down)
+    uint64_t down = 0, n = 0;
+    bool gone = !read_field(r->pid, r->n_capabilities, (struct rts_layout__field){0, 4}, &n) ||
+                n == 0;
+    if (!gone &&
+        (!r->rts_shutdown ||
+         !read_field(r->pid, r->rts_shutdown, (struct rts_layout__field){0, 1}, &down) || !down))
         return false;
     warn_c_only(r, "its runtime has shut down (the program is exiting)",
                 "attach to it while it runs Haskell code");
