@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -61,6 +62,14 @@ void output__start(FILE *f)
         (void)ftruncate(fileno(f), 0);
     if (f == opened.f)
         opened.f = NULL; /* written: kept whatever happens next */
+}
+
+int output__failed(const struct writer *w)
+{
+    if (errno == EPIPE)
+        return 128 + SIGPIPE;
+    log__error("writing the %s output failed: %s", w->name, strerror(errno));
+    return 1;
 }
 
 void output__close(FILE *f)

@@ -18,6 +18,12 @@ FILE *output__open(const char *path, const struct writer *w);
 /* About to write: the file is truncated now (a regular one). */
 void output__start(FILE *f);
 
+/* Writing w's output failed (errno says why): logs one line and returns
+ * the exit status, 1; but output cut short by its reader (a pipe into head:
+ * EPIPE) is no error to tell, and returns 128 + SIGPIPE quietly, the status
+ * of a command the signal would have ended. */
+int output__failed(const struct writer *w);
+
 /* Close unless it is standard output. If output__start was not called, the
  * file is left as it was: removed if output__open created it. */
 void output__close(FILE *f);

@@ -1567,7 +1567,7 @@ int record__run(const struct record_opts *o)
     uint64_t threads = profile__threads_sampled(&r.p), errors = profile__walk_errors(&r.p);
     output__start(out);
     if ((raw ? raw__write_unnamed(&r.p, out) : w->write(&r.p, &oo, out)) < 0 || fflush(out) != 0) {
-        log__error("writing the %s output failed: %s", w->name, strerror(errno));
+        rc = output__failed(w);
         goto done;
     }
     if (raw) {
@@ -1575,7 +1575,7 @@ int record__run(const struct record_opts *o)
         if (profile__symbolize(&r.p, &r.ms) < 0)
             log__warn("out of memory naming the frames: the raw file saves no names");
         if (raw__write_names(&r.p, out) < 0 || fflush(out) != 0) {
-            log__error("writing the %s output failed: %s", w->name, strerror(errno));
+            rc = output__failed(w);
             goto done;
         }
     }

@@ -99,7 +99,7 @@ int replay__run(const struct replay_opts *o)
     if (w->write(&p, &(struct out_opts){.threads = o->threads, .idle = o->idle, .sort = o->sort},
                  out) < 0 ||
         fflush(out) != 0) {
-        log__error("writing the %s output failed: %s", w->name, strerror(errno));
+        rc = output__failed(w);
         output__close(out);
         goto done_ms;
     }

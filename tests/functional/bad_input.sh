@@ -52,6 +52,14 @@ done
 expect_error "output-not-made" "no process" "$HSSPY" record -f svg -o "$T/new.svg" -p $((max + 1))
 check "output-not-made-file" "$T/new.svg was made" test ! -e "$T/new.svg"
 
+# Output cut short by its reader (a pipe into head) is no error to tell:
+# hsspy ends as a command SIGPIPE ended would, 128 + 13, without a word
+# (before: "writing the dump output failed: Broken pipe", status 1).
+"$HSSPY" record -q -F 999 -d 0.5 -f dump -- "$W/chains" 1 2>"$T/pipe.err" | head -n 1 >/dev/null
+rc=${PIPESTATUS[0]}
+check "cut-short-status" "exit status $rc (expected 141)" test "$rc" -eq 141
+check "cut-short-quiet" "said: $(tr '\n' '|' <"$T/pipe.err")" test ! -s "$T/pipe.err"
+
 # A zombie.
 bg "$W/zombie" 20 >"$T/zombie.out"
 wait_for_line "$T/zombie.out" '^[0-9]+$'
