@@ -119,7 +119,7 @@ static int write_json(const struct profile *p, const struct out_opts *o, FILE *f
 
 const struct writer writer_json = {
     .name = "json",
-    .help = "every sample's stack and every Haskell thread as JSON (hsspy dump --json)",
+    .help = "every sample's stack as JSON, as hsspy dump --json writes (its Haskell threads: dump only)",
     .text = true,
     .write = write_json,
 };
