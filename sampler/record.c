@@ -1295,6 +1295,27 @@ static void finish_threads(struct recorder *r)
     }
 }
 
+/* A GHC program whose Haskell side could not be read got a C-only
+ * profile: written, but not what was asked for. Says why. */
+static void said_unread(const struct recorder *r, pid_t pid)
+{
+    const char *what = r->o->live ? "view showed" : "profile has";
+    if (!r->rts.pending)
+        return;
+    if (r->rts.unsure)
+        log__error("pid %d's GHC runtime could not be validated before the recording ended (its "
+                   "capabilities kept changing); the %s C stacks only",
+                   (int)pid, what);
+    else if (r->t.exited)
+        log__error("pid %d exited before its GHC runtime could be read (%.1f ms after the "
+                   "recording began: too short for samples at %g Hz); the %s C stacks only",
+                   (int)pid, (double)r->p.duration_ns / 1e6, r->o->rate_hz, what);
+    else
+        log__error("pid %d's GHC runtime could not be validated before the recording ended (it "
+                   "had not started); the %s C stacks only",
+                   (int)pid, what);
+}
+
 int record__run(const struct record_opts *o)
 {
     struct recorder r;
@@ -1535,6 +1556,7 @@ int record__run(const struct record_opts *o)
     if (o->live) {
         sigprocmask(SIG_SETMASK, &old, NULL);
         cmd_rc = process_end(pid, launched, r.t.exited, r.t.exit_status);
+        said_unread(&r, pid);
         goto verdict;
     }
     /* Where the time went instead: a launcher's children (named by its
@@ -1587,6 +1609,7 @@ int record__run(const struct record_opts *o)
         if (waitpid(pid, &st, WNOHANG) == 0)
             log__info("'%s' (pid %d) keeps running", launched, (int)pid);
     }
+    said_unread(&r, pid);
     /* The last word, as py-spy and perf give it: what was written where. */
     log__info("recorded %zu samples of %" PRIu64 " thread%s (%" PRIu64 " walk errors%s); wrote "
               "the %s output to %s",
@@ -1594,13 +1617,6 @@ int record__run(const struct record_opts *o)
               errors ? ": -f report counts them by kind" : "", w->name,
               o->output && strcmp(o->output, "-") != 0 ? o->output : "standard output");
 verdict:
-    /* A GHC program whose Haskell side could not be read got a C-only
-     * profile: written, but not what was asked for. */
-    if (r.rts.pending)
-        log__error("pid %d's GHC runtime could not be validated before the recording ended "
-                   "(%s); the %s C stacks only",
-                   (int)pid, r.rts.unsure ? "its capabilities kept changing" : "it had not started",
-                   o->live ? "view showed" : "profile has");
     rc = r.rts.ghc && !r.rts.usable ? 3 : cmd_rc;
     goto done;
 done_signals:

@@ -83,6 +83,23 @@ else
     skip "dynamic" "this GHC cannot link -dynamic (no shared Haskell libraries installed)"
 fi
 
+# A launched program over before its first sample: one line saying so,
+# before the last one (what was written where), exit status 3. (Before:
+# after the last line, "could not be validated before the recording ended
+# (it had not started)", though it had run and ended.)
+if quick=$(build_hs quick quick.hs -- -O0); then
+    # (at 20 Hz, the first tick 45 ms or more after its start)
+    "$HSSPY" record -F 20 -o "$T/quick.folded" -- "$quick" >/dev/null 2>"$T/quick.err"
+    rc=$?
+    check "quick-exit-3" "exit status $rc (expected 3)" test $rc -eq 3
+    check "quick-message" "said: $(tr '\n' '|' <"$T/quick.err")" \
+        grep -Eq "^hsspy: pid [0-9]+ exited before its GHC runtime could be read \([0-9.]+ ms after the recording began: too short for samples at 20 Hz\); the profile has C stacks only$" "$T/quick.err"
+    check "quick-last-word-last" "said: $(tr '\n' '|' <"$T/quick.err")" \
+        sh -c "tail -n 1 '$T/quick.err' | grep -q '^hsspy: recorded '"
+else
+    fail "quick-build" "ghc could not build quick.hs"
+fi
+
 # Attached as it exits: hs_exit has freed what the layout is checked on
 # (GHC 9.0's array of capabilities; a threaded program's Tasks). One line
 # saying the runtime has shut down, not a request to report a wrong
