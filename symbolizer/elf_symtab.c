@@ -72,7 +72,12 @@ static int add_table(struct symtab *t, size_t *cap, Elf *elf, Elf_Scn *scn, size
             t->s = ns;
             *cap = nc;
         }
-        t->s[t->n++] = (struct sym){s.st_value, s.st_size, name, score(&s)};
+        /* (crt's _fini, sizeless at the end of .fini, is not the code
+         * of every address above it that no symbol names) */
+        GElf_Shdr in;
+        Elf_Scn *at = s.st_size ? NULL : elf_getscn(elf, s.st_shndx);
+        uint64_t end = at && gelf_getshdr(at, &in) && in.sh_size ? in.sh_addr + in.sh_size : 0;
+        t->s[t->n++] = (struct sym){s.st_value, s.st_size, end, name, score(&s)};
         (*count)++;
     }
     return 0;
@@ -119,6 +124,8 @@ int symtab__load(struct symtab *t, Elf *elf)
         if (w > 0 && t->s[w - 1].addr == t->s[i].addr) {
             if (!t->s[w - 1].size && t->s[i].size)
                 t->s[w - 1].size = t->s[i].size;
+            if (t->s[i].end > t->s[w - 1].end)
+                t->s[w - 1].end = t->s[i].end;
             continue;
         }
         t->s[w++] = t->s[i];
@@ -166,7 +173,7 @@ const struct sym *symtab__lookup(const struct symtab *t, uint64_t vaddr)
     if (lo == 0)
         return NULL;
     const struct sym *s = &t->s[lo - 1];
-    if (s->size == 0 || vaddr - s->addr < s->size)
+    if (s->size == 0 ? !s->end || vaddr < s->end : vaddr - s->addr < s->size)
         return s;
     /* vaddr lies past the end of the nearest symbol: it may still be inside
      * an enclosing one (a label nested in a function). Look back a little. */

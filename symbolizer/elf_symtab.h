@@ -20,7 +20,8 @@
 
 struct sym {
     uint64_t addr;
-    uint64_t size; /* 0: unknown, the symbol reaches to the next one */
+    uint64_t size; /* 0: unknown, the symbol reaches to the next one, */
+    uint64_t end;  /* ... but not past the end of its section (0: unknown) */
     const char *name; /* points into the ELF string table */
     uint8_t score;    /* which of several symbols at one address to show */
 };

@@ -14,6 +14,12 @@
 struct mod_range {
     uint64_t lo, hi;
     struct module *m;
+    /* What takes an address here to where the module's load bias puts
+     * the same byte of the file: 0, but for a part of the file mapped a
+     * second time elsewhere (node maps V8's builtins again, away from its
+     * executable), which module__* would otherwise read with the bias of
+     * the first. */
+    int64_t shift;
 };
 
 static uint64_t now_ns(void)
@@ -113,7 +119,7 @@ static int rebuild(struct modset *s, struct maps *maps)
         }
         if (!m)
             continue; /* not an ELF file (a font, a data file): no range */
-        nr[n++] = (struct mod_range){e->start, e->end, m};
+        nr[n++] = (struct mod_range){e->start, e->end, m, module__mapping_shift(m, e)};
     }
     /* Keep ranges of objects unmapped since: earlier samples point there. */
     size_t fresh = n;
@@ -194,7 +200,7 @@ int modset__init_saved(struct modset *s, const struct saved_module *sm, size_t n
         if (i == 0)
             s->main = m; /* the recording lists the executable first */
         s->mods[s->nmods++] = m;
-        s->ranges[s->nranges++] = (struct mod_range){sm[i].lo, sm[i].hi, m};
+        s->ranges[s->nranges++] = (struct mod_range){sm[i].lo, sm[i].hi, m, 0};
     }
     qsort(s->ranges, s->nranges, sizeof *s->ranges, cmp_range);
     s->last_refresh_ns = UINT64_MAX; /* no process to re-read */
@@ -254,9 +260,25 @@ struct module *modset__find(const struct modset *s, uint64_t addr)
     return addr < r->hi ? r->m : NULL;
 }
 
+struct module *modset__locate(const struct modset *s, uint64_t *addr)
+{
+    size_t lo = 0, hi = s->nranges;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ranges[mid].lo <= *addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || *addr >= s->ranges[lo - 1].hi)
+        return NULL;
+    *addr += (uint64_t)s->ranges[lo - 1].shift;
+    return s->ranges[lo - 1].m;
+}
+
 int modset__read(const struct modset *s, uint64_t addr, void *out, size_t len)
 {
-    struct module *m = modset__find(s, addr);
+    struct module *m = modset__locate(s, &addr);
     return m ? module__read(m, addr, out, len) : -EFAULT;
 }
 

@@ -58,6 +58,11 @@ int modset__refresh(struct modset *s, bool force);
 /* The module mapped at addr, or NULL. */
 struct module *modset__find(const struct modset *s, uint64_t addr);
 
+/* The same, and *addr made the address the module's load bias gives the
+ * byte mapped there (another only for a part of the file mapped a second
+ * time, elsewhere): for module__symbol and the other module__ lookups. */
+struct module *modset__locate(const struct modset *s, uint64_t *addr);
+
 /* Read len bytes at addr from a read-only segment of whichever module maps
  * it (file contents: free and consistent). 0 or -EFAULT. */
 int modset__read(const struct modset *s, uint64_t addr, void *out, size_t len);

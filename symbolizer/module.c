@@ -285,6 +285,22 @@ static bool bias_from_mapping(struct module *m, const struct map_entry *e)
     return false;
 }
 
+int64_t module__mapping_shift(const struct module *m, const struct map_entry *e)
+{
+    if (!m->elf || m->mem)
+        return 0; /* (the vDSO: one mapping) */
+    for (size_t i = 0; i < m->nph; i++) {
+        const GElf_Phdr *ph = &m->ph[i];
+        uint64_t off = ph->p_offset & PAGE_MASK_4K;
+        if (ph->p_type != PT_LOAD || e->offset < off ||
+            e->offset - off >= ph->p_filesz + (ph->p_offset - off))
+            continue;
+        uint64_t at = (ph->p_vaddr & PAGE_MASK_4K) + (e->offset - off) + (uint64_t)m->bias;
+        return (int64_t)(at - e->start);
+    }
+    return 0; /* (not in a loaded segment: nothing of it is named anyway) */
+}
+
 static void open_debug_file(struct module *m);
 
 int module__open(struct module *m, pid_t pid, const struct maps *maps, size_t first)

@@ -80,6 +80,11 @@ int module__open_file(struct module *m, const char *path, uint64_t lo, uint64_t 
 
 void module__close(struct module *m);
 
+/* How far the file's bytes mapped by e sit from where the module's load
+ * bias puts them (runtime address there - e->start): 0 for its own
+ * mappings, another for a part of the file mapped again elsewhere. */
+int64_t module__mapping_shift(const struct module *m, const struct map_entry *e);
+
 /* Copy len bytes at runtime address addr out of a read-only segment of the
  * file. 0, or -EFAULT if the range is not entirely in one such segment. */
 int module__read(const struct module *m, uint64_t addr, void *out, size_t len);

@@ -142,7 +142,7 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
     if (f->kind == FK_HS_CCS)
         return ccs_name(ms, f, out);
     symbolize__code_addr(f, &addr);
-    m = modset__find(ms, addr);
+    m = modset__locate(ms, &addr);
     if (!m) {
         out->name = strdup("[unknown]");
         return out->name ? 0 : -ENOMEM;

@@ -89,6 +89,17 @@ check "plt-stub-named" "$stub samples in main;spin;labs@plt of $(total_count "$T
 check "plt-not-init" "frames named _init: $(grep -E '(^|;)_init(;| )' "$T/stubs.folded" | head -n 3 | tr '\n' '|')" \
     lacks_line "$T/stubs.folded" '(^|;)_init(;| )'
 
+# Code of the executable mapped a second time, elsewhere (as node maps
+# V8's builtins again): named from the file as at its first mapping,
+# remap_spin under main. (Before: _fini, crt's sizeless symbol at the end
+# of .fini, taken to reach every address above it, and read with the
+# first mapping's bias.)
+"$HSSPY" record -q -F 999 -d 1 -o "$T/remap.folded" -- "$W/remap" 1.5 >/dev/null 2>"$T/remap.err"
+check_status "remap-exit-status" $? "$T/remap.err"
+spin=$(count_matching "$T/remap.folded" ';main;remap_spin [0-9]+$')
+check "remap-named" "$spin of $(total_count "$T/remap.folded") samples in main;remap_spin: $(sort -t' ' -k2 -rn "$T/remap.folded" | head -n 3 | tr '\n' '|')" \
+    test "$spin" -ge 500 -a "$((spin * 100))" -ge "$(($(total_count "$T/remap.folded") * 95))"
+
 # Attach mode, with --threads.
 bg "$CH" 4 >"$T/attach.out"
 pid=$!

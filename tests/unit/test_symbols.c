@@ -98,6 +98,14 @@ static void check_binary(const char *path, bool pie)
     CHECK(module__cfi_function(m, t.alpha, &first));
     CHECK_EQ_INT(first, t.alpha);
     CHECK(!module__cfi_function(m, m->lo - 1, &first));
+    /* crt's _fini has no size: it reaches to the end of .fini, not to every
+     * address above it that no symbol names. */
+    GElf_Sym fini;
+    CHECK(module__find_symbol(m, "_fini", &fini));
+    const struct sym *in_fini = module__symbol(m, fini.st_value + (uint64_t)m->bias);
+    CHECK(in_fini && strcmp(in_fini->name, "_fini") == 0);
+    const struct sym *past = module__symbol(m, fini.st_value + 0x40 + (uint64_t)m->bias);
+    CHECK(!past || strcmp(past->name, "_fini") != 0);
     /* Nothing mapped at page 1: unknown, not a crash. */
     CHECK_EQ_STR(name_of(&ms, 0x1000, FK_PC, &fs), "[unknown]");
     /* libc is found, with its symbols (.dynsym at least). */
