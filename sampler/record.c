@@ -849,8 +849,10 @@ static void snapshot(struct recorder *r)
                          r->rts.usable ? 6 * DUMP_TSOS : 0) < 0)
         return;
     tracee__on_stop(&r->t, NULL, NULL); /* hold each thread once stopped */
-    /* (Every thread stopped, but for those in calls a stop would break.) */
+    /* (Every thread stopped, but for those in calls a stop would break;
+     * those in a job-control stop too, put back in it after.) */
     r->t.sample_blocked = false;
+    r->t.sample_stopped = true;
     for (unsigned attempt = 1;; attempt++) {
         capture__begin(&r->cap);
         r->cap.t_ns = tracee__now_ns();
@@ -1295,6 +1297,19 @@ static void finish_threads(struct recorder *r)
     }
 }
 
+/* A process in a job-control stop (SIGSTOP, Ctrl-Z) all along runs
+ * nothing: no sample, and no word why, until this. True if so (said). */
+static bool said_stopped(const struct recorder *r, pid_t pid)
+{
+    bool stopped = r->t.st.group_stops && !r->p.nsamples;
+    if (stopped && !r->o->snapshot)
+        log__error("pid %d was stopped (SIGSTOP, or Ctrl-Z in its shell) all through the "
+                   "recording: nothing ran to sample; continue it (kill -CONT %d) and record "
+                   "again, or see its stacks with hsspy dump -p %d",
+                   (int)pid, (int)pid, (int)pid);
+    return stopped && !r->o->snapshot;
+}
+
 /* A GHC program whose Haskell side could not be read got a C-only
  * profile: written, but not what was asked for. Says why. */
 static void said_unread(const struct recorder *r, pid_t pid)
@@ -1604,6 +1619,8 @@ int record__run(const struct record_opts *o)
     if (r.p.children[0])
         log__warn("%s", r.p.children);
     cmd_rc = process_end(pid, launched, r.p.exited, r.p.exit_status);
+    if (said_stopped(&r, pid))
+        cmd_rc = 1;
     if (launched && !r.p.exited) {
         int st;
         if (waitpid(pid, &st, WNOHANG) == 0)

@@ -370,6 +370,15 @@ static void gone(struct tracee *t, struct tthread *th)
 
 static void resume(struct tracee *t, struct tthread *th)
 {
+    if (th->group_stopped && !th->pending_sig) {
+        /* Back into its job-control stop, which SIGCONT still ends. */
+        th->want = false;
+        th->held_born = false;
+        th->run = TT_LISTENING;
+        if (ptrace(PTRACE_LISTEN, th->tid, 0, 0) < 0 && errno != ESRCH)
+            t->st.ptrace_errors++;
+        return;
+    }
     int sig = th->pending_sig;
     th->pending_sig = 0;
     th->signalled = sig;
@@ -442,7 +451,8 @@ static void held(struct tracee *t, struct tthread *th, bool exiting)
         t->exits_held++;
         return;
     }
-    restart_broken_call(t, th, regs);
+    if (!th->group_stopped)
+        restart_broken_call(t, th, regs);
     resume(t, th);
 }
 
@@ -543,7 +553,14 @@ void tracee__handle(struct tracee *t, pid_t tid, int status)
     case PTRACE_EVENT_STOP:
         if (is_stop_signal(sig)) {
             /* Group-stop (job control): keep it stopped, but listening, so
-             * SIGCONT still wakes it. Never sampled while stopped. */
+             * SIGCONT still wakes it. Sampled while stopped only by a dump
+             * (sample_stopped), which interrupted it: then held (what it
+             * was doing when stopped), and put back listening (resume). */
+            th->group_stopped = true;
+            if (th->want && t->sample_stopped) {
+                held(t, th, false);
+                return;
+            }
             th->want = false;
             th->run = TT_LISTENING;
             t->st.group_stops++;
@@ -566,6 +583,7 @@ void tracee__handle(struct tracee *t, pid_t tid, int status)
             return;
         }
         /* An interrupt, or the end of a group stop (after PTRACE_LISTEN). */
+        th->group_stopped = false;
         break;
     default:
         break;
@@ -1336,8 +1354,9 @@ int tracee__send(struct tracee *t)
     uint64_t now = tracee__now_ns();
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
-        if (th->run != TT_RUNNING || th->unchanged || th->soft || th->sampled || th->preempt ||
-            th->want)
+        bool stopped = th->run == TT_LISTENING && t->sample_stopped;
+        if ((th->run != TT_RUNNING && !stopped) || th->unchanged || th->soft || th->sampled ||
+            th->preempt || th->want)
             continue;
         if (t->pss && th->fs_base) {
             th->stale = true; /* --nonblocking: no stop, and no new sample */
@@ -1346,6 +1365,8 @@ int tracee__send(struct tracee *t)
         th->has_base = false;
         th->stop_base = false;
         th->stop_asleep = false;
+        if (stopped)
+            th->state = 'T'; /* (as ps shows a job-control stop) */
         if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) < 0) {
             if (errno != ESRCH)
                 t->st.ptrace_errors++;

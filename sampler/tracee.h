@@ -46,6 +46,7 @@ struct tthread {
     bool want;       /* interrupted for the current sample, stop not seen yet */
     int pending_sig; /* signal to re-inject when it is resumed */
     int signalled;   /* the signal given when last resumed (its handler next), or 0 */
+    bool group_stopped; /* in a job-control stop: let go with PTRACE_LISTEN */
     int stat_fd;     /* /proc/PID/task/TID/stat, kept open */
     int sched_fd;    /* /proc/PID/task/TID/schedstat, kept open */
     int sys_fd;      /* /proc/PID/task/TID/syscall, kept open */
@@ -276,6 +277,9 @@ struct tracee {
     /* Set by the caller: sample a thread blocked in any system call
      * without a stop (otherwise only those in calls a stop would break). */
     bool sample_blocked;
+    /* Set by the caller (a dump): interrupt threads in a job-control stop
+     * too (SIGSTOP, Ctrl-Z), and put them back in it once captured. */
+    bool sample_stopped;
     /* Set by the caller: tell whether threads have run, and whether they
      * are on a CPU, from context-switch records (cswitch.h) where the
      * kernel allows them, rather than /proc reads. */

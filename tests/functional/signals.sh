@@ -93,6 +93,40 @@ check "sampled-after-cont" "no samples of the chains" \
 wait "$target"
 check_status "target-exits-normally" $?
 
+# A process stopped before hsspy comes (Ctrl-Z): a dump shows each
+# thread where the stop found it, state T, and leaves the process in its
+# stop, untraced, for SIGCONT to end; a recording, in which nothing runs,
+# says so in one line and exits 1. (Before: a dump of no thread at all, a
+# recording of no sample, exit status 0 and no word.)
+bg "$W/chains" 8 >"$T/stopped.out"
+target=$!
+wait_for_line "$T/stopped.out" '^worker '
+sleep 0.2 # (both in their chains by now, not still starting)
+kill -STOP "$target"
+for i in $(seq 50); do [ "$(proc_state "$target")" = T ] && break; sleep 0.02; done
+"$HSSPY" dump -p "$target" >"$T/stopped.dump" 2>"$T/err"
+check_status "stopped-dump" $? "$T/err"
+check "stopped-dump-threads" "$(grep -c '^thread .*, state T$' "$T/stopped.dump") threads in state T: $(grep '^thread' "$T/stopped.dump" | tr '\n' '|')" \
+    test "$(grep -c '^thread .*, state T$' "$T/stopped.dump")" -eq 2
+check "stopped-dump-stacks" "not both chains: $(grep -E ' (leaf|middle|outer|main|worker) ' "$T/stopped.dump" | awk '{print $4}' | tr '\n' ' ')" \
+    test "$(grep -cE '^ +#[0-9]+ +0x[0-9a-f]+ +(pc|ret) +(leaf|middle|outer) ' "$T/stopped.dump")" -ge 4
+st=$(proc_state "$target"); tr=$(tracer_of "$target")
+check "stopped-dump-left-stopped" "target state '$st', tracer '$tr' after the dump" \
+    test "$st" = T -a "$tr" = 0
+"$HSSPY" record -F 199 -d 0.5 -p "$target" -o "$T/stopped.folded" 2>"$T/stopped.err"
+rc=$?
+check "stopped-record-status" "exit status $rc (expected 1)" test "$rc" -eq 1
+check "stopped-record-said" "said: $(tr '\n' '|' <"$T/stopped.err")" \
+    grep -q "^hsspy: pid $target was stopped (SIGSTOP, or Ctrl-Z in its shell) all through the recording: nothing ran to sample; continue it (kill -CONT $target)" "$T/stopped.err"
+st=$(proc_state "$target"); tr=$(tracer_of "$target")
+check "stopped-record-left-stopped" "target state '$st', tracer '$tr' after the recording" \
+    test "$st" = T -a "$tr" = 0
+kill -CONT "$target"
+sleep 0.1
+st=$(proc_state "$target")
+check "stopped-continues" "target state '$st' after SIGCONT" test "$st" = R -o "$st" = S
+kill "$target"; wait "$target" 2>/dev/null
+
 # ended HOW STATUS: a launched crasher (3 threads spinning) ends its way
 # at 0.5 s, recorded at 1 kHz; hsspy's exit status is STATUS and it says
 # how the command ended. Before, hsspy exited 0 and said nothing: a crash
