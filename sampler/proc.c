@@ -159,6 +159,24 @@ void proc__cmdline(pid_t pid, char *buf, size_t size)
     ssize_t n;
     snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
     n = proc__read(path, buf, size);
+    if (n == 0) {
+        /* A process whose first thread has exited (a main that ends in
+         * pthread_exit) shows none there: its other threads, the same
+         * memory, do. */
+        DIR *d;
+        struct dirent *de;
+        snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+        if ((d = opendir(path)) != NULL) {
+            char tpath[96];
+            while (n <= 0 && (de = readdir(d)) != NULL)
+                if (de->d_name[0] >= '1' && de->d_name[0] <= '9') {
+                    snprintf(tpath, sizeof tpath, "/proc/%d/task/%.16s/cmdline", (int)pid,
+                             de->d_name);
+                    n = proc__read(tpath, buf, size);
+                }
+            closedir(d);
+        }
+    }
     if (n <= 0) {
         if (size)
             buf[0] = 0;

@@ -99,6 +99,10 @@ wait "$target" 2>/dev/null
 "$HSSPY" report -f folded -o "$T/leaderless-attach.folded" "$T/leaderless-attach.raw" 2>>"$T/leaderless-attach.err"
 "$HSSPY" report -f report -o "$T/leaderless-attach.report" "$T/leaderless-attach.raw" 2>>"$T/leaderless-attach.err"
 check_leaderless leaderless-attach "$T/leaderless-attach.folded" "$T/leaderless-attach.report"
+# (and its command line, which /proc/PID/cmdline of a zombie leader does
+# not give, from a thread's: before, "target: pid N: ", blank)
+check "leaderless-attach-command" "$(grep -m1 'target:' "$T/leaderless-attach.report")" \
+    grep -Eq "^ *target: *pid $target: .*exiter 2 100 thread$" "$T/leaderless-attach.report"
 
 # Thread churn at 1 kHz for 10 s: C threads, hundreds born per second.
 "$HSSPY" record -q -F 1000 -f report -o "$T/churn.report" -- "$W/churn" 10 >"$T/churn.out" 2>"$T/err"
