@@ -382,6 +382,7 @@ static void resume(struct tracee *t, struct tthread *th)
     int sig = th->pending_sig;
     th->pending_sig = 0;
     th->signalled = sig;
+    th->group_stopped = false; /* (running on: never to be put back listening) */
     th->want = false;
     th->held_born = false;
     th->resumed_ns = tracee__now_ns();
@@ -501,8 +502,10 @@ void tracee__handle(struct tracee *t, pid_t tid, int status)
     switch (event) {
     case 0:
         /* Signal-delivery-stop: the target was sent `sig`. It must be
-         * re-injected exactly once, when this thread resumes. */
+         * re-injected exactly once, when this thread resumes. (Not in a
+         * group stop, then.) */
         th->pending_sig = sig;
+        th->group_stopped = false;
         if (th->want)
             held(t, th, false);
         else
