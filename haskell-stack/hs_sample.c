@@ -10,6 +10,8 @@
  *   no Task, in a start  the runtime's thread starting: rts, or idle;
  *     routine of the RTS
  *   no Task              a thread the RTS does not know;
+ *   a Task, no InCall    likewise: C code started it, and it has come
+ *                        back from every call into Haskell it made;
  *   C stack in the GC    gc;
  *   holds its cap        in_haskell: haskell (pc in Haskell code) or
  *                        unsafe-ffi (pc in C); otherwise rts, or idle when
@@ -363,6 +365,16 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
         /* A thread without a Task (but the ticker) was started by C code
          * and runs C code outside the runtime, which for the program is
          * like a safe foreign call. */
+        res->role = ROLE_FOREIGN;
+        res->tag = sleeping(tc->state) ? TAG_IDLE : TAG_SAFE_FFI;
+        return;
+    }
+    if (r->threaded && !v.incall && !v.holds_cap) {
+        /* A thread C started that has called Haskell (rts_lock made it a
+         * Task, which it keeps) and has come back from every call (no
+         * InCall left): it runs C code outside the runtime again, as it
+         * did before its first call. (Before, idle, on the capability of
+         * its last call.) */
         res->role = ROLE_FOREIGN;
         res->tag = sleeping(tc->state) ? TAG_IDLE : TAG_SAFE_FFI;
         return;

@@ -185,8 +185,27 @@ signal SIGUSR1'
     kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 }
 
+# A thread C code started, calling Haskell (a foreign export) between
+# spells of its own busy C code: between its calls it keeps the Task the
+# runtime made for it, with no call in it, and runs C outside the runtime
+# as before its first: [safe-ffi] in incall_busy, [haskell] in its calls.
+# (Before: [idle] while it ran its C, half its CPU dropped from a profile.)
+in_calls() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2-incall f all hs safe busy
+    build_and_record "$suite" "$c" incall incall.hs incall_c.c -- -O1 -threaded || return
+    f="$T/incall.folded"
+    all=$(count_matching "$f" '^tid [0-9]+ \(c_incaller\);')
+    hs=$(count_matching "$f" '^tid [0-9]+ \(c_incaller\);\[haskell\];')
+    safe=$(count_matching "$f" '^tid [0-9]+ \(c_incaller\);\[safe-ffi\];')
+    busy=$(count_matching "$f" '^tid [0-9]+ \(c_incaller\);\[safe-ffi\];.*;incaller;incall_busy( |;)')
+    check "$c-c-between-calls" "of $all samples of c_incaller, $hs [haskell], $safe [safe-ffi] ($busy in incall_busy): $(spread "$f" c_incaller | tr '\n' ' ')" \
+        test "$all" -ge 150 -a "$((4 * hs))" -ge "$all" -a "$((4 * busy))" -ge "$all" -a \
+        "$((10 * busy))" -ge "$((8 * safe))"
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     foreign_threads "$suite" "ghc-$(ghc_version "$suite")"
     embedded "$suite" "ghc-$(ghc_version "$suite")"
+    in_calls "$suite" "ghc-$(ghc_version "$suite")"
 done
