@@ -100,6 +100,11 @@ bool dwarf_lines__is_label(const char *nm)
 {
     if (*nm == '_')
         nm++;
+    /* GHC 9.6 on: "L7133701809754876057", a block's unique in decimal */
+    if (nm[0] == 'L' && nm[1] >= '0' && nm[1] <= '9') {
+        size_t d = strspn(nm + 1, "0123456789");
+        return nm[1 + d] == 0 && d >= 6;
+    }
     if ((nm[0] != 'c' && nm[0] != 's') || nm[1] < '0' || nm[1] > '9')
         return false;
     for (nm += 2; *nm; nm++)

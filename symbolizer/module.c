@@ -646,23 +646,30 @@ bool module__haskell_function(struct module *m, uint64_t addr, char *out, size_t
         !dwarf_lines__function(&m->lines, vaddr, &fn, &linkage, &lo, &hi, &haskell) ||
         !haskell)
         return false;
-    if (dwarf_lines__is_label(fn)) {
-        /* A procedure GHC made itself (a specialisation, a worker): its
-         * linkage name is a real symbol name. */
-        if (!linkage || !zdecode__symbol(linkage, &z))
-            return false;
+    /* The linkage name, where it is a Haskell symbol's, says more than the
+     * binding's name for a procedure GHC named after a label (a worker,
+     * $wspinA: GHC 9.6 on names every such one so) and for an instance's
+     * method ($fShapeCircle_$carea: both instances' are "area"). (Not
+     * otherwise: a foreign export's is $fstableZC0ZCmainZCMainZChsWork1.) */
+    bool by_linkage = linkage && zdecode__symbol(linkage, &z) &&
+                      (dwarf_lines__is_label(fn) ||
+                       (strncmp(z.name, "$f", 2) == 0 && strstr(z.name, "_$c")));
+    if (by_linkage) {
         snprintf(out, size, "%s.%s", z.module, z.name);
         return true;
     }
+    if (dwarf_lines__is_label(fn))
+        return false;
     /* DWARF has the binding's name, not its module: take the module of a
-     * Haskell symbol in the same compile unit. */
+     * Haskell symbol in the same compile unit. (The program's entry,
+     * ZCMain_main_info, is :Main.main: its module's code is Main's.) */
     const struct sym *s = module__symbol_nearest(m, addr);
     if (!s || s->addr < lo || !zdecode__symbol(s->name, &z)) {
         s = module__symbol_next(m, addr);
         if (!s || s->addr >= hi || !zdecode__symbol(s->name, &z))
             return false;
     }
-    snprintf(out, size, "%s.%s", z.module, fn);
+    snprintf(out, size, "%s.%s", z.module[0] == ':' ? z.module + 1 : z.module, fn);
     return true;
 }
 

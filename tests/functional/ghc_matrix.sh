@@ -1,8 +1,8 @@
 # ghc_matrix - the same program built threaded and non-threaded, at -O0 and
 # -O2, with and without -g: every build gets [haskell] samples in fib and
 # [unsafe-ffi] samples whose leaf is the C function with Haskell above it;
-# -g builds get source lines for their Haskell frames. For every GHC
-# version this machine has.
+# -g builds get source lines for their Haskell frames, and names from
+# DWARF that are names. For every GHC version this machine has.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -42,7 +42,38 @@ matrix() { # SUITE CASE-PREFIX
     done
 }
 
+# Names from DWARF (-O2 -g, dwarfnames.hs): the two instances' methods of
+# one class by their own names, not both "Main.area"; GHC 9.6 on names the
+# procedures of workers after labels ("L7133701809754876057"), which are no
+# names: the linkage name's worker, $wspin; code GHC 9.0 lays out after the
+# program's entry, ZCMain_main_info, is Main's, not ":Main"'s. (Before:
+# Main.area; Main.L7133...; :Main.burn.)
+dwarf_names() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2-dwarf-names prog f circle rect
+    prog=$(hs_build "$suite" dwarfnames dwarfnames.hs dwarfnames_c.c -- -O2 -g -threaded) ||
+        { fail "$c-build" "ghc -O2 -g -threaded failed"; return; }
+    hs_record "$suite" /dev/null "$T/err" -q -F 299 -o "$T/dn.folded" -- "$prog" 1.5 ||
+        { fail "$c-record" "hsspy failed: $(cat "$T/err")"; return; }
+    f="$T/dn.folded"
+    circle=$(count_matching "$f" ';Main\.\$fShapeCircle_\$carea;')
+    rect=$(count_matching "$f" ';Main\.\$fShapeRect_\$carea;')
+    check "$c-instances" "$circle samples in Circle's area, $rect in Rect's: $(grep -o 'Main\.[^; ]*area[^; ]*' "$f" | sort | uniq -c | tr '\n' ' ')" \
+        test "$circle" -ge 10 -a "$rect" -ge 10
+    check "$c-no-labels" "frames named after labels or :Main: $(grep -Eo '(^|;)(:Main\.[^; ]*|[A-Z][A-Za-z.]*\.L[0-9]{6,})' "$f" | sort -u | tr '\n' ' ')" \
+        lacks_line "$f" '(^|;)(:Main\.|[A-Z][A-Za-z.]*\.L[0-9]{6,}( |;))'
+    check "$c-callback" "no Main.hsWork;Main.burn: $(grep -o 'Main\.[^; ]*' "$f" | sort | uniq -c | tr '\n' ' ')" \
+        has_line "$f" ';Main\.hsWork;Main\.burn [0-9]+$'
+    # (the layout that puts burn's loop after the entry: GHC 9.0's)
+    prog=$(hs_build "$suite" entrylayout entrylayout.hs entrylayout_c.c -- -O2 -g -threaded) ||
+        { fail "$c-entry-build" "ghc -O2 -g -threaded failed"; return; }
+    hs_record "$suite" /dev/null "$T/err" -q -F 299 -o "$T/el.folded" -- "$prog" ||
+        { fail "$c-entry-record" "hsspy failed: $(cat "$T/err")"; return; }
+    check "$c-entry-module" "burn's samples: $(grep -Eo '[^; ]*\.burn' "$T/el.folded" | sort | uniq -c | tr '\n' ' ')" \
+        sh -c "grep -Eq ';Main\.hsWork;Main\.burn [0-9]+\$' '$T/el.folded' && ! grep -q ':Main\.' '$T/el.folded'"
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     matrix "$suite" "ghc-$(ghc_version "$suite")"
+    dwarf_names "$suite" "ghc-$(ghc_version "$suite")"
 done

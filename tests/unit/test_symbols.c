@@ -191,6 +191,19 @@ static const char *clean(const char *path)
     return buf;
 }
 
+/* The names GHC gives procedures of its own in DWARF, which are no
+ * binding's: 9.0's block labels (c3hy, s3hy), 9.6's uniques in decimal. */
+TEST(ghc_labels)
+{
+    CHECK(dwarf_lines__is_label("c3hy"));
+    CHECK(dwarf_lines__is_label("_s3hy"));
+    CHECK(dwarf_lines__is_label("L7133701809754876057"));
+    CHECK(!dwarf_lines__is_label("L12"));        /* (too short for a unique) */
+    CHECK(!dwarf_lines__is_label("L7133701809x")); /* (not all digits) */
+    CHECK(!dwarf_lines__is_label("Left"));
+    CHECK(!dwarf_lines__is_label("spinA"));
+}
+
 TEST(source_path_cleaned)
 {
     CHECK_EQ_STR(clean("/src/app//Main.hs"), "/src/app/Main.hs");
