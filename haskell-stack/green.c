@@ -51,6 +51,25 @@ static void grab_owner(const struct rts *r, pid_t pid, struct memimg *img, uint6
         rts__grab(pid, img, owner, (size_t)L->tso.struct_size);
 }
 
+/* A thread's label (9.6 on: a ByteArray# the TSO points to), copied for
+ * green__read: its header, then as much of its bytes as a label keeps.
+ * (Before, read only where some other copy happened to hold it: labels
+ * came and went from one dump to the next.) */
+static void grab_label(const struct rts *r, pid_t pid, struct memimg *img, uint64_t tso)
+{
+    const struct rts_layout *L = r->L;
+    uint64_t label, len;
+    uint64_t head = (uint64_t)L->arr_words.payload.off;
+    if (!rts_layout__has(L->tso.label) || !rts__field(img, tso, L->tso.label, &label) ||
+        !label || !rts__grab(pid, img, label, (size_t)head) ||
+        !rts__field(img, label, L->arr_words.bytes, &len) || !len)
+        return;
+    size_t take = len < sizeof ((struct green_thread *)0)->label - 1
+                      ? (size_t)len
+                      : sizeof ((struct green_thread *)0)->label - 1;
+    rts__grab(pid, img, label + head, take);
+}
+
 /* The TSOs of one list (linked by global_link, from head), each copied
  * with its stack. In the middle of a copying collection a TSO of a list
  * the collector is emptying may have been copied already: its header is
@@ -85,6 +104,7 @@ static enum green_short walk_list(const struct rts *r, pid_t pid, struct memimg 
         if (before < 0) {
             rts__grab_stack(r, pid, img, at);
             grab_owner(r, pid, img, at);
+            grab_label(r, pid, img, at);
             tsos[(*n)++] = at;
             if (!memimg__room(img, 1))
                 return GREEN_NO_ROOM; /* (this one's stack may be short) */

@@ -6,7 +6,7 @@
 # collector and with the nonmoving one (+RTS -xn, whose marking keeps the
 # oldest threads on lists of its own while the program runs). A thread a
 # capability is running is shown on its OS thread, not with the stale
-# stack its TSO keeps.
+# stack its TSO keeps. Every dump shows every thread's label.
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -45,9 +45,33 @@ throng() { # SUITE CASE-PREFIX [RTS FLAGS...]
     wait "$HS_PID" 2>/dev/null || true
 }
 
+# Thread labels (GHC 9.6 on keeps each in the TSO, a ByteArray# on the
+# heap): every dump shows all eight, each in quotes after its thread's
+# number. (Before, a label was read only where another copy held it: they
+# came and went from one dump to the next.)
+labels() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2-labels prog i got bad=""
+    case "$(ghc_version "$suite")" in 9.0.*) return ;; esac # (no label in 9.0's TSO)
+    prog=$(hs_build "$suite" labels labels.hs -- -O1 -threaded) ||
+        { fail "$c-build" "ghc could not build labels.hs"; return; }
+    hs_start "$suite" "$T/$c.out" "$T/$c.err" "$prog" 20 ||
+        { fail "$c-setup" "labels did not start"; return; }
+    wait_for_line "$T/$c.out" '^ready$' || { fail "$c-setup" "labels did not get ready"; return; }
+    for i in 1 2 3 4; do
+        "$HSSPY" dump -q -p "$HS_PID" -o "$T/$c.$i.dump" 2>/dev/null
+        got=$(grep -Ec '^haskell thread [0-9]+ "waiter-[1-8]"' "$T/$c.$i.dump")
+        [ "$got" -eq 8 ] || bad="$bad dump $i: $got of 8;"
+        sleep 0.2
+    done
+    kill "$HS_PID" 2>/dev/null
+    check "$c" "labels shown:$bad $(grep -Eo '^haskell thread [0-9]+( "[^"]*")?' "$T/$c.1.dump" | head -n 12 | tr '\n' '|')" \
+        test -z "$bad"
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     v=ghc-$(ghc_version "$suite")
     throng "$suite" "$v"
     throng "$suite" "$v-nonmoving" -xn
+    labels "$suite" "$v"
 done
