@@ -473,7 +473,13 @@ size_t profile__keep_saved(struct profile *p, const struct modset *ms)
         uint64_t addr;
         bool missing = symbolize__code_addr(f, &addr) ? !modset__find(ms, addr)
                                                       : f->kind == FK_HS_CCS && !ms->main;
-        if (!missing || !p->saved[i].name)
+        /* A file found here, the same build, but that names less than the
+         * recording did (where it was recorded, its debug file was found
+         * under the target's root: not from here, where the file is seen
+         * through a plain chroot's path) */
+        bool poorer = !missing && !p->syms[i].symbol && p->syms[i].lang == LANG_C &&
+                      p->saved[i].symbol;
+        if ((!missing && !poorer) || !p->saved[i].name)
             continue;
         frame_sym__free(&p->syms[i]);
         p->syms[i] = p->saved[i];

@@ -58,7 +58,39 @@ own_root() { # SUITE CASE-PREFIX
         test "$n" -ge 5 -a "$lines" -eq "$n"
 }
 
+# The same program run by a plain chroot (no mount namespace of its own):
+# its maps then name its files by their paths on the host, under the
+# chroot's directory, which a report on the host opens, the same builds;
+# but libc's debug file was found under the program's root, not from
+# there. The report keeps the names the recording gave where the files
+# found name less (before: libc's internal functions as addresses, no
+# source lines).
+plain_chroot() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2-plain-chroot prog root dir pid n unnamed
+    [ "$suite" = host ] && return
+    prog=$(hs_build "$suite" fibffi-threaded-O2-nog fibffi.hs fibffi_c.c -- -O2 -rtsopts -threaded) ||
+        { fail "$c-build" "ghc could not build fibffi.hs"; return; }
+    root=${HSSPY_CHROOT_CACHE:-/var/cache/hsspy}/chroot-$suite
+    dir=$(mktemp -d "$root/tmp/hsspy-plain.XXXXXX") || { fail "$c-setup" "no room in $root/tmp"; return; }
+    cp "$(chroot_build_dir "$suite")/hs/${prog##*/}" "$dir/prog"
+    chroot "$root" "${dir#"$root"}/prog" 3 >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do grep -q 'libc\.so' "/proc/$pid/maps" 2>/dev/null && break; sleep 0.02; done
+    sleep 0.3
+    "$HSSPY" record -q -F 299 -d 1 -f raw -o "$T/plain.raw" -p "$pid" 2>"$T/plain.err"
+    check_status "$c-record" $? "$T/plain.err"
+    kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+    rm -rf "$dir"
+    "$HSSPY" report -q -f dump -o "$T/plain.dump" "$T/plain.raw" 2>/dev/null
+    grep -E ' \[libc\.so\.6\]' "$T/plain.dump" >"$T/plain.libc" || true
+    n=$(wc -l <"$T/plain.libc")
+    unnamed=$(grep -c ' libc\.so\.6+0x' "$T/plain.libc")
+    check "$c-libc-named" "$unnamed of $n libc frames of the raw file unnamed: $(grep ' libc\.so\.6+0x' "$T/plain.libc" | head -n 2 | tr '\n' '|')" \
+        test "$n" -ge 5 -a "$unnamed" -eq 0
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     own_root "$suite" "ghc-$(ghc_version "$suite")"
+    plain_chroot "$suite" "ghc-$(ghc_version "$suite")"
 done
