@@ -287,8 +287,13 @@ static bool bias_from_mapping(struct module *m, const struct map_entry *e)
 
 int64_t module__mapping_shift(const struct module *m, const struct map_entry *e)
 {
+    int64_t shift = 0;
+    bool found = false;
     if (!m->elf || m->mem)
         return 0; /* (the vDSO: one mapping) */
+    /* (Segments can share a page of the file, an older linker's text and
+     * data: the mapping is where the bias puts one of them, shift 0, if
+     * any.) */
     for (size_t i = 0; i < m->nph; i++) {
         const GElf_Phdr *ph = &m->ph[i];
         uint64_t off = ph->p_offset & PAGE_MASK_4K;
@@ -296,9 +301,13 @@ int64_t module__mapping_shift(const struct module *m, const struct map_entry *e)
             e->offset - off >= ph->p_filesz + (ph->p_offset - off))
             continue;
         uint64_t at = (ph->p_vaddr & PAGE_MASK_4K) + (e->offset - off) + (uint64_t)m->bias;
-        return (int64_t)(at - e->start);
+        if (at == e->start)
+            return 0;
+        if (!found)
+            shift = (int64_t)(at - e->start);
+        found = true;
     }
-    return 0; /* (not in a loaded segment: nothing of it is named anyway) */
+    return shift; /* (0 too where no segment has it: nothing of it is named) */
 }
 
 static void open_debug_file(struct module *m);

@@ -191,6 +191,39 @@ static const char *clean(const char *path)
     return buf;
 }
 
+/* Where a mapping's bytes sit from where the load bias puts them: 0 for
+ * each segment mapped as the loader maps it, also where two segments
+ * share a page of the file (a GHC program's text and data, ld without
+ * separate code: the data's page is also the text's last); the distance
+ * for a part of the text mapped again elsewhere. */
+static void check_shifts(const char *path)
+{
+    struct module m;
+    if (module__open_file(&m, path, 0x400000, 0x800000, 0) < 0)
+        UNIT_FAIL("cannot open %s (run make workloads unit)", path);
+    const GElf_Phdr *text = NULL;
+    for (size_t i = 0; i < m.nph; i++) {
+        const GElf_Phdr *ph = &m.ph[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        struct map_entry e = {.start = ph->p_vaddr & ~0xfffull, .offset = ph->p_offset & ~0xfffull};
+        CHECK_EQ_INT(module__mapping_shift(&m, &e), 0);
+        if ((ph->p_flags & PF_X) && !text)
+            text = ph;
+    }
+    CHECK(text != NULL);
+    struct map_entry again = {.start = 0x7f0000000000ull, .offset = text->p_offset & ~0xfffull};
+    CHECK_EQ_INT(module__mapping_shift(&m, &again),
+                 (int64_t)((text->p_vaddr & ~0xfffull) - 0x7f0000000000ull));
+    module__close(&m);
+}
+
+TEST(mapping_shifts)
+{
+    check_shifts("build/workloads/symtest_nopie");
+    check_shifts("build/workloads/hs/calib");
+}
+
 /* The names GHC gives procedures of its own in DWARF, which are no
  * binding's: 9.0's block labels (c3hy, s3hy), 9.6's uniques in decimal. */
 TEST(ghc_labels)
