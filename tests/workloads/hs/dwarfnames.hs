@@ -1,20 +1,13 @@
 -- dwarfnames: code that, built with -g, is named from DWARF: the methods
--- of two instances of one class (both "area" to DWARF), workers (GHC 9.6
--- on names their procedures after labels, "L7133701809754876057"), and a
--- local loop that GHC 9.0 lays out after the program's entry,
--- ZCMain_main_info (:Main.main). Also a thread C starts that calls
--- Haskell (dwarfnames_c.c). Usage: dwarfnames SECONDS.
-{-# LANGUAGE BangPatterns, ForeignFunctionInterface #-}
+-- of two instances of one class (both "area" to DWARF), and workers (GHC
+-- 9.6 on names their procedures after labels, "L7133701809754876057").
+-- Usage: dwarfnames SECONDS.
+{-# LANGUAGE BangPatterns #-}
 module Main (main) where
 
 import Control.Monad (forM_)
 import Data.IORef
-import Foreign.C.Types
 import System.Environment (getArgs)
-
-foreign import ccall safe "dn_start_c_thread" startC :: CDouble -> IO ()
-foreign import ccall safe "dn_join_c_thread" joinC :: IO ()
-foreign export ccall hsWork :: CInt -> IO CInt
 
 class Shape a where
   area :: a -> Double
@@ -39,24 +32,12 @@ heavyArea a b = go (200000 :: Int) 0
 totalArea :: Shape a => [a] -> Double
 totalArea = foldr (\s t -> area s + t) 0
 
-{-# NOINLINE burn #-}
-burn :: Int -> Int -> Int
-burn seed n = go n seed
-  where
-    go 0 !acc = acc
-    go k !acc = go (k - 1) ((acc * 31 + k) `rem` 1000003)
-
-hsWork :: CInt -> IO CInt
-hsWork x = let !r = burn (fromIntegral x) 20000 in return (fromIntegral (r `rem` 7))
-
 main :: IO ()
 main = do
   args <- getArgs
   let secs = case args of { [s] -> read s; _ -> 2 } :: Double
-  startC (realToFrac secs)
   acc <- newIORef (0 :: Double)
   forM_ [1 .. round (secs * 10) :: Int] $ \i -> do
     modifyIORef' acc (+ totalArea [Circle (fromIntegral (i `mod` 5)) | _ <- [1 .. 20 :: Int]])
     modifyIORef' acc (+ totalArea [Rect 2 (fromIntegral (i `mod` 3)) | _ <- [1 .. 20 :: Int]])
-  joinC
   readIORef acc >>= print
