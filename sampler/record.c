@@ -327,9 +327,12 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         if (hs.tag == TAG_IDLE || (hs.tag == TAG_NONE && idle_state(tc->state)))
             s.flags |= SAMPLE_IDLE;
     } else {
+        /* The runtime starting up, before any Haskell: its work; but a
+         * thread asleep then (a C main waiting for the thread that starts
+         * it) is idle. */
         if (r->rts.pending)
-            s.tag = TAG_RTS; /* the runtime starting up, before any Haskell */
-        if (idle_state(tc->state) && !r->rts.pending)
+            s.tag = idle_state(tc->state) ? TAG_IDLE : TAG_RTS;
+        if (idle_state(tc->state))
             s.flags |= SAMPLE_IDLE;
         if (!(s.flags & SAMPLE_IDLE) || r->o->idle) {
             unwind__stack(&r->uw, &tc->regs, tc->partial, &r->cap.img, r->frames, MAX_FRAMES,
@@ -376,9 +379,11 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
      * that failed: what it failed on may be gone by the next tick, when a
      * thread that has not run would repeat it (a thread asleep in a safe
      * call while a compacting collection moves its stack: its error, once
-     * counted, then its [invalid] sample for as long as it slept). Left
+     * counted, then its [invalid] sample for as long as it slept). Nor is
+     * one taken before the runtime could be read (its Task, its role: a C
+     * main asleep then was the runtime starting up, for good). Left
      * unsettled, it is read again. */
-    bool complete = !tc->err && !failed && (walked || (s.flags & SAMPLE_IDLE));
+    bool complete = !tc->err && !failed && (walked || (s.flags & SAMPLE_IDLE)) && !r->rts.pending;
     k->last = (struct last_sample){complete && walked, s.stack, s.tag, s.role, s.cap};
     if (tc->soft && complete && walked && clean && (s.flags & SAMPLE_IDLE))
         keep_idle(k, tc->where, k->last);
@@ -451,7 +456,7 @@ static bool idle_again(struct recorder *r, struct tthread *th)
 static void capture_rts(struct recorder *r, struct thread_capture *tc)
 {
     if (!tc->err && r->rts.usable && tc->regs.fs_base)
-        rts__capture_thread(&r->rts, r->t.pid, &tc->regs, &r->cap.img);
+        rts__capture_thread(&r->rts, r->t.pid, tc->tid, &tc->regs, &r->cap.img);
 }
 
 /* Called while one thread is stopped, with its registers: where its STG
