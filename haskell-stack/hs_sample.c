@@ -193,6 +193,42 @@ static bool walked_to_bottom(const struct raw_frame *out, int from, const struct
            out[res->n - 1].kind != FK_INVALID;
 }
 
+/* Below the Haskell frames of the outermost call into Haskell (v's, which
+ * reached the bottom of its stack from frame `from`; its code's rsp is
+ * rsp), the C frames under it (from StgRun's frame, the scheduler's, the
+ * runtime's way in, the C function GHC wrote for the foreign export, the C
+ * code that called it, to the thread's start), as a [gc] sample of the
+ * thread shows them: unless the call is the runtime's own (rts__own_call;
+ * or the frames reach one of its start routines: a forkOS thread), which
+ * keeps a Haskell program's profile as it was. A step that cannot be made
+ * (the words not captured, a frame that is not the scheduler's where
+ * StgRun returns, a C caller deeper than what was captured) ends the
+ * stack in [truncated]. */
+static void outermost_callers(struct rts *r, struct unwinder *uw,
+                              const struct thread_capture *tc, const struct memimg *img,
+                              const struct rts_view *v, uint64_t rsp, struct raw_frame *out,
+                              int max, struct hs_sample *res)
+{
+    struct unwind_result below;
+    int from = res->n;
+    if (!v->incall || rts__own_call(r, img, v->task, tc->tid) || from >= max - 2)
+        return;
+    if (unwind__below_stg(uw, &tc->regs, rsp, img, out + from, max - from - 1, &below)) {
+        if (below.stack_used > res->ur.stack_used)
+            res->ur.stack_used = below.stack_used;
+        res->ur.live_reads += below.live_reads;
+        if (below.n >= 1 && frame_in(&out[from], &r->sched) && !below.reached_haskell &&
+            !below.error && !below.live_reads) {
+            if (any_frame_in(out + from, below.n, &r->own_entry))
+                return;
+            res->n = from + below.n;
+            if (below.bottom || (res->n > 0 && out[res->n - 1].kind == FK_TRUNCATED))
+                return;
+        }
+    }
+    out[res->n++] = (struct raw_frame){0, FK_TRUNCATED, 0};
+}
+
 /* A callback's sample (C code called from Haskell through a safe call,
  * calling Haskell again: see rts__outer): below the Haskell frames of the
  * inner call, which end at the bottom of its own TSO's stack, the C frames
@@ -215,8 +251,12 @@ static void outer_calls(struct rts *r, struct unwinder *uw, const struct thread_
         return;
     for (int depth = 0;; depth++) {
         struct unwind_result below;
-        if (!walked_to_bottom(out, from, res) || !rts__nested(r, img, &inner))
+        if (!walked_to_bottom(out, from, res))
             return;
+        if (!rts__nested(r, img, &inner)) {
+            outermost_callers(r, uw, tc, img, &inner, rsp, out, max, res);
+            return;
+        }
         from = res->n;
         if (depth == RTS_OUTER_CALLS || from >= max - 2 || !rts__outer(r, img, &inner, &outer) ||
             !unwind__below_stg(uw, &tc->regs, rsp, img, out + from, max - from, &below))

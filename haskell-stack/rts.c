@@ -75,6 +75,7 @@ void rts__free(struct rts *r)
     free(r->mark.r);
     free(r->ending.r);
     free(r->starting.r);
+    free(r->own_entry.r);
     free(r->wait_cond.r);
     free(r->resumed.r);
     free(r->events.r);
@@ -251,6 +252,13 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
         (sc->in_osthreads && GELF_ST_BIND(s->st_info) == STB_LOCAL &&
          in_list(osthreads_starting_functions, name)))
         sc->err |= add_range(&r->starting, lo, hi);
+    if (in_list(starting_functions, name) ||
+        (sc->in_osthreads && GELF_ST_BIND(s->st_info) == STB_LOCAL &&
+         in_list(osthreads_starting_functions, name)) ||
+        strcmp(name, "hs_main") == 0)
+        sc->err |= add_range(&r->own_entry, lo, hi);
+    if (strcmp(name, "hs_main") == 0)
+        r->hs_main = true;
     if (GELF_ST_BIND(s->st_info) == STB_LOCAL && in_list(mark_static_functions, name))
         sc->err |= add_range(&r->mark, lo, hi);
     if (strcmp(name, "waitCondition") == 0)
@@ -564,6 +572,7 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     sort_ranges(&r->mark);
     sort_ranges(&r->ending);
     sort_ranges(&r->starting);
+    sort_ranges(&r->own_entry);
     sort_ranges(&r->wait_cond);
     if (event_ranges(r, m) < 0) {
         log__error("out of memory reading the symbols of %s", m->path);
@@ -1005,6 +1014,20 @@ static uint64_t tso_in_registers(const struct rts *r, const struct user_regs_str
  * the Haskell code that called out. */
 #define CALLBACK_C_STACK 8192
 
+/* The C stack copied for a thread in a call C code made into Haskell, from
+ * where the outermost call's StgRun frame is: room for that frame, the
+ * runtime's way in and the C code below it (see rts__own_call). */
+#define CALLERS_C_STACK 16384
+
+bool rts__own_call(const struct rts *r, const struct memimg *img, uint64_t task, pid_t tid)
+{
+    uint64_t worker;
+    if (rts_layout__has(r->L->task.worker) && rts__field(img, task, r->L->task.worker, &worker) &&
+        (worker & 0xff))
+        return true;
+    return r->hs_main && tid == r->pid;
+}
+
 /* The InCalls a callback left (see rts__outer), and the stacks of their
  * suspended TSOs: nothing to read but one field of the InCall already
  * copied, unless calls nest. How many there are. */
@@ -1027,8 +1050,8 @@ static int grab_outer_calls(const struct rts *r, pid_t pid, struct memimg *img, 
     return n;
 }
 
-void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_struct *regs,
-                         struct memimg *img)
+void rts__capture_thread(const struct rts *r, pid_t pid, pid_t tid,
+                         const struct user_regs_struct *regs, struct memimg *img)
 {
     const struct rts_layout *L = r->L;
     uint64_t slot = task_slot(r, regs), task, incall = 0, cap = 0, tso = 0, v;
@@ -1050,6 +1073,11 @@ void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_
         for (int i = 1; i <= outer && r->c_reserved; i++)
             rts__grab(pid, img, regs->rsp + (uint64_t)i * r->c_reserved,
                       (size_t)i * CALLBACK_C_STACK);
+        /* Below the outermost, the C code that made it, to the thread's
+         * start; unless the runtime made it itself. */
+        if (r->c_reserved && !rts__own_call(r, img, task, tid))
+            rts__grab(pid, img, regs->rsp + (uint64_t)(outer + 1) * r->c_reserved,
+                      (size_t)outer * CALLBACK_C_STACK + CALLERS_C_STACK);
     }
     if (cap)
         rts__grab(pid, img, cap, (size_t)L->capability.struct_size);

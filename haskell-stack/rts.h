@@ -106,6 +106,9 @@ struct rts {
     struct code_ranges rts_work;  /* ... and as the runtime's work: dirty_MUT_VAR, newSpark, ... */
     struct code_ranges ending;    /* workerTaskStop, shutdownThread: a worker let go of */
     struct code_ranges starting;  /* workerStart, ...: the runtime's threads' start */
+    struct code_ranges own_entry; /* hs_main and those start routines: the runtime's
+                                   * own ways into Haskell code (see rts__own_call) */
+    bool hs_main;                 /* the program has hs_main: a Haskell main */
     struct code_ranges mark;      /* the nonmoving collector's mark thread's own function */
     struct code_ranges wait_cond; /* waitCondition, where that thread waits for work (9.10) */
     struct code_ranges resumed;   /* the program's code just after each `call resumeThread`,
@@ -158,8 +161,16 @@ void rts__poll(struct rts *r);
 void rts__free(struct rts *r);
 
 /* During a thread's stop: copy what its sample needs into img. */
-void rts__capture_thread(const struct rts *r, pid_t pid, const struct user_regs_struct *regs,
-                         struct memimg *img);
+void rts__capture_thread(const struct rts *r, pid_t pid, pid_t tid,
+                         const struct user_regs_struct *regs, struct memimg *img);
+
+/* Is the outermost call into Haskell of thread tid, whose Task is task, the
+ * runtime's own: a worker's (the scheduler's loop it was started in), or,
+ * in a program with a Haskell main, the first thread's (hs_main's)? Those
+ * samples leave the C frames below the call out (the same few under every
+ * sample); a call C code made (a foreign export called from a thread of
+ * its own, or from a C main) shows its C callers. */
+bool rts__own_call(const struct rts *r, const struct memimg *img, uint64_t task, pid_t tid);
 
 /* During a thread's stop, before anything is read: where its STG stack chunk
  * is, if it runs Haskell code, from its registers alone. SpLim (r15 on

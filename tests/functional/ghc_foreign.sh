@@ -97,6 +97,13 @@ embedded() { # SUITE CASE-PREFIX
     else
         fail "$c-embed-runtime-thread" "of $all samples of hs_worker, $hs [haskell] in Embed, $gc [gc], $other [safe-ffi] or [idle]: $(spread "$f" hs_worker | tr '\n' ' ')"
     fi
+    # Its Haskell code under the C code that started the runtime and
+    # called it (but for a walk cut short, [truncated]).
+    local whole joined
+    whole=$(count_matching "$f" '^tid [0-9]+ \(hs_worker\);\[haskell\];[^[;][^;]*;.*;Embed\.')
+    joined=$(count_matching "$f" '^tid [0-9]+ \(hs_worker\);\[haskell\];([^[;][^;]*;)*start_thread;worker;embed_work;scheduleWaitThread;([^;]*;)*Embed\.')
+    check "$c-embed-c-callers" "$joined of $whole whole [haskell] samples of hs_worker under worker: $(grep -E '^tid [0-9]+ \(hs_worker\);\[haskell\];' "$f" | sort -t' ' -k4 -nr | head -n 2 | tr '\n' '|')" \
+        test "$whole" -ge 20 -a "$((100 * joined))" -ge "$((95 * whole))"
     main_idle "$c-embed-main-idle" "$f"
     # The runtime started 400 ms late: the main thread asleep in its join
     # since before it, sampled before it could be read, is idle all the
@@ -216,6 +223,18 @@ in_calls() { # SUITE CASE-PREFIX
     check "$c-c-between-calls" "of $all samples of c_incaller, $hs [haskell], $safe [safe-ffi] ($busy in incall_busy): $(spread "$f" c_incaller | tr '\n' ' ')" \
         test "$all" -ge 150 -a "$((4 * hs))" -ge "$all" -a "$((4 * busy))" -ge "$all" -a \
         "$((10 * busy))" -ge "$((8 * safe))"
+    # Its Haskell code under the C code that called it, as its C code and
+    # its collections are: the thread's start, incaller, the C function
+    # GHC wrote for the export, the runtime's way in (before: the Haskell
+    # frames alone). Not so the main thread's, under hs_main: the runtime's
+    # own call of main, the same frames under every sample.
+    local joined own
+    joined=$(count_matching "$f" '^tid [0-9]+ \(c_incaller\);\[haskell\];([^[;][^;]*;)*start_thread;incaller;incallWork;scheduleWaitThread;([^;]*;)*Main\.')
+    check "$c-c-callers" "$joined of $hs [haskell] samples of c_incaller under incaller: $(grep -E '^tid [0-9]+ \(c_incaller\);\[haskell\];' "$f" | sort -t' ' -k4 -nr | head -n 2 | tr '\n' '|')" \
+        test "$hs" -ge 1 -a "$((100 * joined))" -ge "$((95 * hs))"
+    own=$(count_matching "$f" '^tid [0-9]+ \(incall\);.*;hs_main;.*;Main\.')
+    check "$c-main-no-callers" "$own samples of the main thread with Haskell frames under hs_main: $(grep -E '^tid [0-9]+ \(incall\);.*;hs_main;.*;Main\.' "$f" | head -n 2 | tr '\n' '|')" \
+        test "$own" -eq 0
 }
 
 ghc_targets

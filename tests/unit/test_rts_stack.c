@@ -168,7 +168,7 @@ TEST(capture_stack_from_registers)
     CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
     CHECK_EQ_INT(read_guess(&t, &img), 2);
     unsigned long before = remote__calls();
-    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    rts__capture_thread(&t.r, getpid(), getpid(), &t.regs, &img);
     /* (the Task's slot, the Task and the Capability: not read ahead here) */
     CHECK_EQ_INT(remote__calls() - before, 3);
     CHECK(memimg__ptr(&img, t.tso, (size_t)t.r.L->tso.struct_size) == NULL);
@@ -209,7 +209,7 @@ TEST(capture_stack_from_tso)
         }
         uint64_t sp = t.regs.rbp;
         read_guess(&t, &img);
-        rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+        rts__capture_thread(&t.r, getpid(), getpid(), &t.regs, &img);
         CHECK(memimg__ptr(&img, t.tso, (size_t)t.r.L->tso.struct_size) != NULL);
         CHECK(rts__view(&t.r, &t.regs, &img, &v));
         CHECK_EQ_INT(v.stack, t.obj);
@@ -268,7 +268,7 @@ TEST(capture_resuming_tso_from_registers)
         else if (k == 3)
             put(t.tso, L->header.info, TSO_INFO + 8); /* not a TSO */
         CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
-        rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+        rts__capture_thread(&t.r, getpid(), getpid(), &t.regs, &img);
         CHECK(rts__view(&t.r, &t.regs, &img, &v));
         CHECK(v.holds_cap && !v.in_haskell && !v.suspended_tso);
         if (k == 0) {
@@ -315,7 +315,7 @@ TEST(suspended_tso_threaded_by_compaction)
         else if (k == 4) /* ... or is on the way */
             put(t.tso, L->tso.stackobj, t.tso + 0x40 + 2);
         CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
-        rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+        rts__capture_thread(&t.r, getpid(), getpid(), &t.regs, &img);
         CHECK(rts__view(&t.r, &t.regs, &img, &v));
         CHECK(v.suspended_tso != 0);
         if (k == 0 || k == 5) {
@@ -353,7 +353,7 @@ TEST(task_of_another_thread)
     (void)incall;
     put(t.task, t.r.L->task.id, 0x7ffd00001000ull);
     CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
-    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    rts__capture_thread(&t.r, getpid(), getpid(), &t.regs, &img);
     CHECK(rts__view(&t.r, &t.regs, &img, &v));
     CHECK(v.task_stale);
     CHECK_EQ_INT(v.task, t.task);
@@ -373,7 +373,7 @@ TEST(task_of_another_thread)
     /* Its own: read as usual. */
     put(t.task, t.r.L->task.id, t.regs.fs_base);
     CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
-    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    rts__capture_thread(&t.r, getpid(), getpid(), &t.regs, &img);
     CHECK(rts__view(&t.r, &t.regs, &img, &v));
     CHECK(!v.task_stale);
     CHECK_EQ_INT(v.suspended_tso, t.tso);
@@ -411,7 +411,7 @@ TEST(callback_outer_call)
     put(obj2, L->stack.sp, end2 - 48);
 
     CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
-    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    rts__capture_thread(&t.r, getpid(), getpid(), &t.regs, &img);
     CHECK(memimg__ptr(&img, outer, (size_t)L->incall.struct_size) != NULL);
     CHECK(memimg__ptr(&img, tso2, (size_t)L->tso.struct_size) != NULL);
     CHECK(memimg__ptr(&img, end2 - 48, 48) != NULL);
@@ -431,7 +431,7 @@ TEST(callback_outer_call)
     /* The outer InCall not in a safe call: no outer call. */
     put(outer, L->incall.suspended_tso, 0);
     CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
-    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    rts__capture_thread(&t.r, getpid(), getpid(), &t.regs, &img);
     CHECK(rts__view(&t.r, &t.regs, &img, &v));
     CHECK(!rts__outer(&t.r, &img, &v, &o));
     memimg__free(&img);
@@ -442,7 +442,7 @@ TEST(callback_outer_call)
     put(outer, L->incall.prev_stack, incall);
     put(incall, L->incall.suspended_tso, 0);
     CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
-    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    rts__capture_thread(&t.r, getpid(), getpid(), &t.regs, &img);
     CHECK(rts__view(&t.r, &t.regs, &img, &v));
     CHECK(rts__outer(&t.r, &img, &v, &o));
     CHECK_EQ_INT(o.incall, outer);
@@ -450,7 +450,7 @@ TEST(callback_outer_call)
     put(incall, L->incall.prev_stack, incall); /* its own */
     memimg__free(&img);
     CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
-    rts__capture_thread(&t.r, getpid(), &t.regs, &img);
+    rts__capture_thread(&t.r, getpid(), getpid(), &t.regs, &img);
     CHECK(rts__view(&t.r, &t.regs, &img, &v));
     CHECK(!rts__outer(&t.r, &img, &v, &o));
     memimg__free(&img);
