@@ -559,3 +559,11 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
         res->role != ROLE_TICKER && any_frame_in(out, res->ur.n, &r->handlers))
         res->tag = TAG_RTS;
 }
+
+enum sample_tag hs_sample__before_runtime(const struct rts *r, const struct raw_frame *out,
+                                          int n, char state)
+{
+    if (sleeping(state))
+        return TAG_IDLE;
+    return any_frame_in(out, n, &r->init) ? TAG_RTS : TAG_SAFE_FFI;
+}

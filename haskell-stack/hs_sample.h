@@ -42,4 +42,13 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
                       const char *comm, const struct memimg *img, struct raw_frame *out,
                       int max, struct hs_sample *res);
 
+/* The tag of a sample of a GHC program taken before its runtime could be
+ * read (r->pending: hsspy launched it, hs_init has not run), from its C
+ * frames (out, n; none if it was not walked) and its /proc state: the
+ * runtime starting up (hs_init on the stack) is its work, [rts]; any other
+ * code then is the program's C code outside the runtime, [safe-ffi], as a
+ * thread C code started is once it runs; a thread asleep is [idle]. */
+enum sample_tag hs_sample__before_runtime(const struct rts *r, const struct raw_frame *out,
+                                          int n, char state);
+
 #endif

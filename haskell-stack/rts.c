@@ -76,6 +76,7 @@ void rts__free(struct rts *r)
     free(r->ending.r);
     free(r->starting.r);
     free(r->own_entry.r);
+    free(r->init.r);
     free(r->wait_cond.r);
     free(r->resumed.r);
     free(r->events.r);
@@ -189,6 +190,11 @@ static const char *const ending_functions[] = {"workerTaskStop", "shutdownThread
  * creator made (workerStart), a forkOS thread until rts_lock makes one. */
 static const char *const starting_functions[] = {"workerStart", "forkOS_createThreadWrapper",
                                                  NULL};
+/* The runtime's start (hs_main calls hs_init_ghc; a C main calls hs_init
+ * or hs_init_with_rtsopts, which call it). */
+static const char *const init_functions[] = {"hs_init", "hs_init_ghc", "hs_init_with_rtsopts",
+                                             NULL};
+
 /* ... and from GHC 9.6 the one that names a thread the runtime starts, then
  * calls its start routine: static, in OSThreads.c, named as glibc's own. */
 static const char *const osthreads_starting_functions[] = {"start_thread", NULL};
@@ -259,6 +265,8 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
         sc->err |= add_range(&r->own_entry, lo, hi);
     if (strcmp(name, "hs_main") == 0)
         r->hs_main = true;
+    if (in_list(init_functions, name))
+        sc->err |= add_range(&r->init, lo, hi);
     if (GELF_ST_BIND(s->st_info) == STB_LOCAL && in_list(mark_static_functions, name))
         sc->err |= add_range(&r->mark, lo, hi);
     if (strcmp(name, "waitCondition") == 0)
@@ -573,6 +581,7 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     sort_ranges(&r->ending);
     sort_ranges(&r->starting);
     sort_ranges(&r->own_entry);
+    sort_ranges(&r->init);
     sort_ranges(&r->wait_cond);
     if (event_ranges(r, m) < 0) {
         log__error("out of memory reading the symbols of %s", m->path);

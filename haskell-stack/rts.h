@@ -109,6 +109,7 @@ struct rts {
     struct code_ranges own_entry; /* hs_main and those start routines: the runtime's
                                    * own ways into Haskell code (see rts__own_call) */
     bool hs_main;                 /* the program has hs_main: a Haskell main */
+    struct code_ranges init;      /* hs_init, hs_init_ghc, ...: the runtime starting */
     struct code_ranges mark;      /* the nonmoving collector's mark thread's own function */
     struct code_ranges wait_cond; /* waitCondition, where that thread waits for work (9.10) */
     struct code_ranges resumed;   /* the program's code just after each `call resumeThread`,

@@ -327,11 +327,6 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         if (hs.tag == TAG_IDLE || (hs.tag == TAG_NONE && idle_state(tc->state)))
             s.flags |= SAMPLE_IDLE;
     } else {
-        /* The runtime starting up, before any Haskell: its work; but a
-         * thread asleep then (a C main waiting for the thread that starts
-         * it) is idle. */
-        if (r->rts.pending)
-            s.tag = idle_state(tc->state) ? TAG_IDLE : TAG_RTS;
         if (idle_state(tc->state))
             s.flags |= SAMPLE_IDLE;
         if (!(s.flags & SAMPLE_IDLE) || r->o->idle) {
@@ -346,6 +341,8 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
                 r->frames[n++] =
                     (struct raw_frame){ur.hs_pc, ur.hs_is_leaf ? FK_PC : FK_RET, 0};
         }
+        if (r->rts.pending)
+            s.tag = (uint8_t)hs_sample__before_runtime(&r->rts, r->frames, n, tc->state);
     }
     if (walked && th) {
         th->stack_want = next_stack_want(&ur, tc->stack_len, r->cap.stack_bytes);
