@@ -205,8 +205,12 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
         out->lang = LANG_C;
     } else {
         struct zdecoded z;
+        char exported[sizeof z.name];
         if (zdecode__symbol(s->name, &z)) {
-            snprintf(buf, sizeof buf, "%s.%s", z.module, z.name);
+            if (zdecode__foreign_export(&z, exported, sizeof exported))
+                snprintf(buf, sizeof buf, "%s.%s (foreign export)", z.module, exported);
+            else
+                snprintf(buf, sizeof buf, "%s.%s", z.module, z.name);
             if (z.unit[0])
                 out->unit = strdup(z.unit);
             out->lang = LANG_HASKELL;

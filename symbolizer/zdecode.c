@@ -462,3 +462,28 @@ bool zdecode__wrapper(const char *sym, struct zdecoded *out)
     strcpy(out->suffix, "wrapper");
     return true;
 }
+
+bool zdecode__foreign_export(const struct zdecoded *z, char *out, size_t outsz)
+{
+    static const char head[] = "$fstable";
+    char d[sizeof z->name];
+    const char *rest, *unit, *mod, *name;
+    size_t n;
+
+    if (!z || !out || strncmp(z->name, head, sizeof head - 1) != 0)
+        return false;
+    rest = z->name + sizeof head - 1;
+    if (zdecode__string(rest, strlen(rest), d, sizeof d) <= 0 || d[0] != ':')
+        return false;
+    n = strspn(d + 1, "0123456789");
+    unit = d + 1 + n;
+    if (n == 0 || *unit != ':' || !(mod = strchr(unit + 1, ':')) || mod == unit + 1 ||
+        !(name = strchr(mod + 1, ':')))
+        return false;
+    if ((size_t)(name - mod - 1) != strlen(z->module) ||
+        strncmp(mod + 1, z->module, strlen(z->module)) != 0 || !name[1] ||
+        strchr(name + 1, ':') || strlen(name + 1) >= outsz)
+        return false;
+    strcpy(out, name + 1);
+    return true;
+}

@@ -40,6 +40,14 @@ bool zdecode__symbol(const char *sym, struct zdecoded *out);
  * is unit "", module "Main", name "mkCallback", suffix "wrapper". */
 bool zdecode__wrapper(const char *sym, struct zdecoded *out);
 
+/* The binding GHC makes for a `foreign export`, whose code a C call of the
+ * export runs: its name (z->name, a decoded symbol's) is "$fstable" then,
+ * Z-encoded once more, ":N:unit:Module:name" with N a number and Module
+ * z->module: "$fstableZC0ZCmainZCMainZCincallWork1" is "incallWork1" (the
+ * exported name, with GHC's suffix for code it floated out), written to
+ * out. False, writing nothing, for any other name. */
+bool zdecode__foreign_export(const struct zdecoded *z, char *out, size_t outsz);
+
 /* "Module.name" for a Haskell symbol (unit dropped), written to out.
  * Returns false, writing nothing, when sym is not a Haskell symbol. */
 bool zdecode__display(const char *sym, char *out, size_t outsz);

@@ -232,6 +232,10 @@ in_calls() { # SUITE CASE-PREFIX
     joined=$(count_matching "$f" '^tid [0-9]+ \(c_incaller\);\[haskell\];([^[;][^;]*;)*start_thread;incaller;incallWork;scheduleWaitThread;([^;]*;)*Main\.')
     check "$c-c-callers" "$joined of $hs [haskell] samples of c_incaller under incaller: $(grep -E '^tid [0-9]+ \(c_incaller\);\[haskell\];' "$f" | sort -t' ' -k4 -nr | head -n 2 | tr '\n' '|')" \
         test "$hs" -ge 1 -a "$((100 * joined))" -ge "$((95 * hs))"
+    # The binding GHC makes for the export, named after it (before:
+    # Main.$fstableZC0ZCmainZCMainZCincallWork1).
+    check "$c-export-named" "no frame named Main.incallWork1 (foreign export): $(grep -o ';Main\.[^;]*incallWork[^;]*' "$f" | sort -u | head -n 3 | tr '\n' '|')" \
+        has_line "$f" '^tid [0-9]+ \(c_incaller\);\[haskell\];.*;Main\.incallWork1 \(foreign export\);'
     own=$(count_matching "$f" '^tid [0-9]+ \(incall\);.*;hs_main;.*;Main\.')
     check "$c-main-no-callers" "$own samples of the main thread with Haskell frames under hs_main: $(grep -E '^tid [0-9]+ \(incall\);.*;hs_main;.*;Main\.' "$f" | head -n 2 | tr '\n' '|')" \
         test "$own" -eq 0

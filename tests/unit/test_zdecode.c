@@ -609,6 +609,58 @@ TEST(wrapper_stubs)
     CHECK_EQ_STR(z.name, "mk_cb'");
 }
 
+/* ---- zdecode__foreign_export -------------------------------------------- */
+
+TEST(foreign_export_bindings)
+{
+    struct zdecoded z;
+    char out[64];
+
+    /* GHC 9.0's, and 9.6's with a unit of its own */
+    CHECK(zdecode__symbol("Main_zdfstableZZC0ZZCmainZZCMainZZCincallWork1_info", &z));
+    CHECK(zdecode__foreign_export(&z, out, sizeof out));
+    CHECK_EQ_STR(out, "incallWork1");
+    CHECK(zdecode__symbol("Embed_zdfstableZZC12ZZCmainZZCEmbedZZCembedWork1_info", &z));
+    CHECK(zdecode__foreign_export(&z, out, sizeof out));
+    CHECK_EQ_STR(out, "embedWork1");
+    CHECK(zdecode__symbol("mylibzm0zi1zmabc_AziB_zdfstableZZC3ZZCmylibzzm0zzi1zzmabcZZCAzziBZZCwork_info", &z));
+    CHECK(zdecode__foreign_export(&z, out, sizeof out));
+    CHECK_EQ_STR(out, "work");
+    /* a name with a prime: work' (Z-encoded twice: zzq) */
+    CHECK(zdecode__symbol("Main_zdfstableZZC0ZZCmainZZCMainZZCworkzzq_info", &z));
+    CHECK(zdecode__foreign_export(&z, out, sizeof out));
+    CHECK_EQ_STR(out, "work'");
+    /* too small a buffer: nothing written */
+    strcpy(out, "untouched");
+    CHECK(!zdecode__foreign_export(&z, out, 5));
+    CHECK_EQ_STR(out, "untouched");
+}
+
+TEST(foreign_export_rejects_others)
+{
+    struct zdecoded z;
+    char out[64] = "untouched";
+
+    CHECK(zdecode__symbol("Main_zdwfib_info", &z));
+    CHECK(!zdecode__foreign_export(&z, out, sizeof out));
+    /* the module in the name is not the symbol's */
+    CHECK(zdecode__symbol("Main_zdfstableZZC0ZZCmainZZCOtherZZCwork_info", &z));
+    CHECK(!zdecode__foreign_export(&z, out, sizeof out));
+    /* no number, no name, a name with a colon, not Z-encoded */
+    CHECK(zdecode__symbol("Main_zdfstableZZCmainZZCMainZZCwork_info", &z));
+    CHECK(!zdecode__foreign_export(&z, out, sizeof out));
+    CHECK(zdecode__symbol("Main_zdfstableZZC0ZZCmainZZCMainZZC_info", &z));
+    CHECK(!zdecode__foreign_export(&z, out, sizeof out));
+    CHECK(zdecode__symbol("Main_zdfstableZZC0ZZCmainZZCMainZZCaZZCb_info", &z));
+    CHECK(!zdecode__foreign_export(&z, out, sizeof out));
+    CHECK(zdecode__symbol("Main_zdfstable_info", &z));
+    CHECK(!zdecode__foreign_export(&z, out, sizeof out));
+    CHECK(zdecode__symbol("Main_zdfstableZZ_info", &z));
+    CHECK(!zdecode__foreign_export(&z, out, sizeof out));
+    CHECK_EQ_STR(out, "untouched");
+    CHECK(!zdecode__foreign_export(NULL, out, sizeof out));
+}
+
 TEST(wrapper_rejects_others)
 {
     struct zdecoded z;
