@@ -314,7 +314,7 @@ int profile__add(struct profile *p, const struct prof_sample *s)
     p->nsamples++;
     struct prof_thread *t = &p->threads[s->thread];
     t->samples++;
-    t->oncpu += s->state == 'R';
+    t->oncpu += profile__on_cpu(s);
     if (s->tag < TAG__COUNT)
         t->tags[s->tag]++;
     return 0;

@@ -43,6 +43,10 @@ struct prof_thread {
 };
 
 #define SAMPLE_IDLE 1 /* dropped unless --idle */
+/* Runnable (state R) but known to be waiting for a CPU, not on one: taken
+ * from the switch that preempted it, or repeated for a thread that has not
+ * run since the tick before. Not counted on CPU. */
+#define SAMPLE_WAITING 2
 
 struct prof_sample {
     uint64_t t_ns;   /* since the recording started */
@@ -50,7 +54,7 @@ struct prof_sample {
     uint32_t stack;  /* stack id */
     uint8_t tag;     /* enum sample_tag */
     char state;      /* /proc state letter before the stop */
-    uint8_t flags;   /* SAMPLE_IDLE */
+    uint8_t flags;   /* SAMPLE_IDLE, SAMPLE_WAITING */
     int16_t cap;     /* capability held, -1 if none/unknown */
     uint8_t role;    /* enum thread_role */
 };
@@ -258,6 +262,13 @@ int64_t profile__stack(struct profile *p, const struct raw_frame *f, int n);
 
 /* Record a sample (its thread must exist). 0 or -ENOMEM. */
 int profile__add(struct profile *p, const struct prof_sample *s);
+
+/* Was the sample's thread on a CPU: state R, not known to be waiting for
+ * one (SAMPLE_WAITING)? */
+static inline bool profile__on_cpu(const struct prof_sample *s)
+{
+    return s->state == 'R' && !(s->flags & SAMPLE_WAITING);
+}
 
 /* Reading the samples back, in the order they were added. */
 struct prof_iter {

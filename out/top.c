@@ -177,7 +177,7 @@ static int add_sample(struct top *v, const struct profile *p, const struct prof_
             sc[k]->w_tags[s->tag] += w;
             sc[k]->n_tags[s->tag]++;
         }
-        if (s->state == 'R') {
+        if (profile__on_cpu(s)) {
             sc[k]->w_oncpu += w;
             sc[k]->n_oncpu++;
         }

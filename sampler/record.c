@@ -292,6 +292,8 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     s.t_ns = tc->t_stop_ns > r->t0_ns ? tc->t_stop_ns - r->t0_ns : 0;
     s.thread = (uint32_t)ti;
     s.state = tc->state;
+    if (tc->switched && tc->state == 'R')
+        s.flags |= SAMPLE_WAITING; /* (preempted, not on a CPU since) */
     s.cap = -1;
     s.tag = TAG_NONE;
 
@@ -423,6 +425,8 @@ static void repeat_thread(struct recorder *r, struct tthread *th)
     };
     if (s.tag == TAG_IDLE || (s.tag == TAG_NONE && idle_state(th->state)))
         s.flags |= SAMPLE_IDLE;
+    if (th->state == 'R')
+        s.flags |= SAMPLE_WAITING; /* (runnable, and it did not run) */
     profile__add(&r->p, &s);
     if (th->stale)
         r->t.st.ps_stale++;

@@ -58,3 +58,13 @@ in_leaf=$(count_matching "$T/spinners" ';outer;middle;leaf ')
 check "frames" "$in_middle of $all samples in outer;middle, $in_leaf in leaf; not in outer;middle: $(grep -E -v ';outer;middle(;|$| )' "$T/spinners" | head -n 5 | tr '\n' '|')" \
     test "$all" -ge $((3 * ticks * 9 / 10)) -a "$in_middle" = "$all" -a "$in_leaf" -ge $((all * 9 / 10))
 check "no-errors" "$(grep 'errors:' "$T/report")" lacks_line "$T/report" '^ *errors: *[1-9]'
+
+# The report's "on CPU" share of each spinner: a third (one CPU, three
+# spinners), not the share of samples in state R, running or runnable
+# (before: 100% each). A sample taken from the switch that preempted a
+# thread, or repeated for one that has not run since the last tick, is
+# not on a CPU.
+oncpu=$(sed -n 's/^thread [0-9]* (work): [0-9]* samples, on CPU \([0-9.]*\)%.*/\1/p' "$T/report" |
+    awk '$1 > 5 { n++; sum += $1 } END { printf "%d %.0f", n, sum }')
+check "on-cpu" "the spinners' on-CPU shares (count, sum): $oncpu; $(grep '^thread' "$T/report" | tr '\n' '|')" \
+    awk -v s="$oncpu" 'BEGIN { split(s, a, " "); exit !(a[1] == 3 && a[2] >= 80 && a[2] <= 130) }'
