@@ -376,6 +376,7 @@ struct thread_capture *capture__switched(struct capture *c, pid_t pid, const str
     if (!tc)
         return NULL;
     tc->switched = true;
+    tc->waiting = !th->preempted_by_tracer;
     tc->regs = th->hit.regs;
     tc->regs.fs_base = th->fs_base;
     read_stack(c, pid, th, tc, guess, ctx, false);

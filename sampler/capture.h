@@ -29,6 +29,8 @@ struct thread_capture {
     bool sampled;         /* not stopped: from a perf sample (capture__sampled) */
     bool switched;        /* not stopped: preempted, from the sample of that
                            * switch (capture__switched) */
+    bool waiting;         /* ... by another thread than hsspy's: waiting for
+                           * a CPU, not on one when the tick came */
     uint32_t weight;      /* ticks this capture stands for (see tthread.owed) */
     size_t first_note;    /* its first note in the image (memimg__note) */
     size_t first_region;  /* its first region in the image (its prefetch's

@@ -312,6 +312,8 @@ static bool parse_switch(const uint8_t *data, uint64_t size, uint64_t pos,
     r->t_ns = word(data, size, pos + h->size - 8);
     r->in = !(h->misc & PERF_RECORD_MISC_SWITCH_OUT);
     r->preempted = !r->in && (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+    /* (next_prev_pid, next_prev_tid: the next task on a switch out) */
+    r->next_pid = (pid_t)(uint32_t)word(data, size, pos + sizeof *h);
     return true;
 }
 

@@ -98,6 +98,7 @@ struct psample_rec {
     /* A switch: tid was given the CPU (in), or left it (!in), still
      * runnable (preempted) or not; at t_ns, CLOCK_MONOTONIC. */
     bool in, preempted;
+    pid_t next_pid; /* a switch out: the process given the CPU */
     uint64_t t_ns;
     struct psample_hit hit; /* (a sample's only: stale in other records) */
 };

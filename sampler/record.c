@@ -292,7 +292,7 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     s.t_ns = tc->t_stop_ns > r->t0_ns ? tc->t_stop_ns - r->t0_ns : 0;
     s.thread = (uint32_t)ti;
     s.state = tc->state;
-    if (tc->switched && tc->state == 'R')
+    if (tc->waiting && tc->state == 'R')
         s.flags |= SAMPLE_WAITING; /* (preempted, not on a CPU since) */
     s.cap = -1;
     s.tag = TAG_NONE;

@@ -339,6 +339,7 @@ static void take_sample(void *arg, const struct psample_rec *r)
         if (r->t_ns >= th->sw_t_ns) {
             th->sw_t_ns = r->t_ns;
             th->cs.where = r->in ? CS_ON_CPU : r->preempted ? CS_PREEMPTED : CS_ASLEEP;
+            th->preempted_by_tracer = r->preempted && r->next_pid == t->self;
         }
         return;
     }
@@ -810,6 +811,7 @@ int tracee__adopt(struct tracee *t, pid_t pid)
 {
     memset(t, 0, sizeof *t);
     t->pid = pid;
+    t->self = getpid();
     return add(t, pid) ? 0 : -ENOMEM;
 }
 
@@ -836,6 +838,7 @@ int tracee__attach(struct tracee *t, pid_t pid)
 
     memset(t, 0, sizeof *t);
     t->pid = pid;
+    t->self = getpid();
 
     if (pid <= 0) {
         log__error("invalid pid %d", (int)pid);

@@ -72,6 +72,8 @@ struct tthread {
      * stopped, if its copy holds (tracee__soft_held_still); else stopped
      * after all (tracee__interrupt_late). */
     bool preempt;
+    /* ... by hsspy itself, woken for the tick: on its CPU until then */
+    bool preempted_by_tracer;
     uint64_t sw_t_ns; /* t->sw: when the switch that set cs.where was */
     uint64_t in_t_ns; /* t->sw: when it was last given a CPU */
     uint32_t ins_peeked; /* t->sw: times given a CPU since the tick's read */
@@ -238,6 +240,7 @@ typedef const struct user_regs_struct *(*tracee_stop_fn)(void *arg, struct tthre
 
 struct tracee {
     pid_t pid;
+    pid_t self; /* hsspy's own pid */
     tracee_stop_fn on_stop; /* see tracee__on_stop */
     void *stop_arg;
     struct tthread *th;
