@@ -541,7 +541,10 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
         return;
     }
     res->role = ROLE_IDLE_WORKER;
-    res->tag = TAG_IDLE;
+    /* (Waiting for its capability, which a collection took: the time the
+     * collection costs it; under +RTS -qg, or -qn, what the other
+     * capabilities lose while one collects.) */
+    res->tag = v.gc_sync ? TAG_GC : TAG_IDLE;
 }
 
 void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_capture *tc,

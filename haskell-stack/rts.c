@@ -112,6 +112,7 @@ enum wanted_sym {
     S_AP_STACK_NOUPD,
     S_nonmoving_threads,
     S_nonmoving_old_threads,
+    S_pending_sync,
     S__COUNT
 };
 
@@ -122,7 +123,7 @@ static const char *const wanted_names[S__COUNT] = {
     "printStackChunk", "generations", "oldest_gen", "stg_END_TSO_QUEUE_closure",
     "StgReturn", "StgRun", "resumeThread", "all_tasks", "rts_shutdown",
     "stg_AP_STACK_info", "stg_AP_STACK_NOUPD_info", "nonmoving_threads",
-    "nonmoving_old_threads",
+    "nonmoving_old_threads", "pending_sync",
 };
 
 /* C functions whose presence on a C stack means the thread is collecting
@@ -670,6 +671,11 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
                 *(k ? &r->nonmoving_old_threads : &r->nonmoving_threads) = nm->st_value + bias;
         }
     }
+    /* (Static in Capability.c: a PendingSync *, the sync under way.) */
+    if (r->threaded && sc.have[S_pending_sync] &&
+        GELF_ST_TYPE(sc.found[S_pending_sync].st_info) == STT_OBJECT &&
+        sc.found[S_pending_sync].st_size == 8)
+        r->pending_sync = sc.found[S_pending_sync].st_value + bias;
     for (int k = 0; k < 2; k++) {
         const GElf_Sym *ap = &sc.found[k ? S_AP_STACK_NOUPD : S_AP_STACK];
         if (sc.have[k ? S_AP_STACK_NOUPD : S_AP_STACK] && ap->st_size > 0 && ap->st_size < 4096) {
@@ -1023,6 +1029,14 @@ static uint64_t tso_in_registers(const struct rts *r, const struct user_regs_str
  * the Haskell code that called out. */
 #define CALLBACK_C_STACK 8192
 
+/* A PendingSync (rts/Capability.h, unchanged since GHC 8.10): the kind of
+ * sync (an enum: 1 and 2 a collection, sequential and parallel; 3 the
+ * nonmoving collector's flush), the capabilities idle in it, the Task that
+ * asked for it, which holds every capability it stopped. */
+#define PENDING_SYNC_SIZE 24
+#define PENDING_SYNC_TASK 16
+enum { SYNC_GC_SEQ = 1, SYNC_GC_PAR = 2, SYNC_FLUSH_UPD_REM_SET = 3 };
+
 /* The C stack copied for a thread in a call C code made into Haskell, from
  * where the outermost call's StgRun frame is: room for that frame, the
  * runtime's way in and the C code below it (see rts__own_call). */
@@ -1088,8 +1102,15 @@ void rts__capture_thread(const struct rts *r, pid_t pid, pid_t tid,
             rts__grab(pid, img, regs->rsp + (uint64_t)(outer + 1) * r->c_reserved,
                       (size_t)outer * CALLBACK_C_STACK + CALLERS_C_STACK);
     }
-    if (cap)
-        rts__grab(pid, img, cap, (size_t)L->capability.struct_size);
+    if (cap && rts__grab(pid, img, cap, (size_t)L->capability.struct_size) && r->threaded &&
+        rts__field(img, cap, L->capability.running_task, &v) && v != task) {
+        /* Not held by it: for a collection? (rts_view.gc_sync) */
+        if (v)
+            rts__grab(pid, img, v + (uint64_t)(int64_t)L->task.cap.off, 8);
+        if (r->pending_sync && rts__grab(pid, img, r->pending_sync, 8) &&
+            memimg__read_u64(img, r->pending_sync, &v) == 0 && v)
+            rts__grab(pid, img, v, PENDING_SYNC_SIZE);
+    }
     /* The whole Capability and TSO are copied: with them the CCCS of a
      * -prof program (cap->r.rCCCS, tso->prof.cccs) for rts__view. */
     if (incall && rts__field(img, incall, L->incall.suspended_tso, &v) && v) {
@@ -1199,6 +1220,29 @@ bool rts__outer(const struct rts *r, const struct memimg *img, const struct rts_
 static void thread_state(const struct rts *r, const struct user_regs_struct *regs,
                          const struct memimg *img, struct rts_view *v);
 
+/* Is capability cap, which another Task waits for, held (holder; 0: free)
+ * for a collection? Either a collection's sync is under way (pending_sync:
+ * the capabilities are being stopped, each left free for the Task that
+ * asked, or taken by it), or holder holds cap as one of several, its own
+ * capability another (task->cap): only a Task that stops every capability
+ * does (a sequential collection, a nonmoving one's flush; pending_sync is
+ * reset as the collection itself begins). (A capability the runtime's
+ * setNumCapabilities or forkProcess stops is counted so too.) */
+static bool gc_sync_holds(const struct rts *r, const struct memimg *img, uint64_t holder,
+                          uint64_t cap)
+{
+    uint64_t own;
+    if (holder && rts__field(img, holder, r->L->task.cap, &own) && own && own != cap)
+        return true;
+    uint64_t sync, task;
+    uint32_t type;
+    return r->pending_sync && memimg__read_u64(img, r->pending_sync, &sync) == 0 && sync &&
+           memimg__read(img, sync, &type, sizeof type) == 0 &&
+           (type == SYNC_GC_SEQ || type == SYNC_GC_PAR || type == SYNC_FLUSH_UPD_REM_SET) &&
+           memimg__read_u64(img, sync + PENDING_SYNC_TASK, &task) == 0 && task &&
+           (!holder || task == holder);
+}
+
 bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
                const struct memimg *img, struct rts_view *v)
 {
@@ -1231,6 +1275,7 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
         v->holds_cap = x == v->task;
         if (v->holds_cap && rts__field(img, v->cap, L->capability.in_haskell, &x))
             v->in_haskell = (x & 0xff) != 0;
+        v->gc_sync = !v->holds_cap && gc_sync_holds(r, img, x, v->cap);
     }
     if (v->incall && !rts__field(img, v->incall, L->incall.suspended_tso, &v->suspended_tso))
         return false;

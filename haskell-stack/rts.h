@@ -87,6 +87,7 @@ struct rts {
     uint64_t generations, oldest_gen, end_tso_queue;
     uint64_t nonmoving_threads, nonmoving_old_threads; /* (0: none) */
     uint64_t all_tasks; /* the list of every Task (0: no symbol) */
+    uint64_t pending_sync; /* the sync under way, a PendingSync * (0: no symbol) */
     uint64_t rts_shutdown; /* the RTS's bool, set by hs_exit (0: no symbol) */
     /* Where glibc keeps a thread's kernel id in its struct pthread (the
      * thread pointer), as it tells debuggers (_thread_db_pthread_tid): -1
@@ -197,6 +198,9 @@ struct rts_view {
     int cap_no;             /* its number, -1 if unknown */
     bool holds_cap;         /* cap->running_task == task */
     bool in_haskell;        /* cap->in_haskell, when held */
+    bool gc_sync;           /* not held: a Task that stopped every capability
+                             * for a collection holds it (see gc_sync_holds),
+                             * the thread waits for it to be given back */
     uint64_t incall;
     uint64_t suspended_tso; /* in a safe foreign call: the TSO it left */
     uint64_t tso;           /* the TSO whose stack this sample walks, or 0 */

@@ -449,7 +449,11 @@ static bool idle_again(struct recorder *r, struct tthread *th)
     int ti = thread_index(r, th, th->tid);
     const struct kept *k = ti < 0 ? NULL : kept_of(r, ti);
     const struct last_sample *ls = k ? idle_at(k, th->soft_where) : NULL;
-    return ls && ls->valid;
+    /* (A worker waiting for its capability waits where an idle one does,
+     * for the same condition, whether it has nothing to do or a
+     * collection holds its capability: it is read each time, see
+     * rts_view.gc_sync.) */
+    return ls && ls->valid && !(r->rts.threaded && ls->role == ROLE_IDLE_WORKER);
 }
 
 /* Called while one thread is stopped: capture it; the tracee resumes it

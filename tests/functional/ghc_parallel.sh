@@ -1,6 +1,7 @@
 # ghc_parallel - a -N4 program with parallel, allocation-heavy Haskell work
 # on every capability: gc samples appear, and every capability shows up
-# (held by some thread, in the report's capability section). For every
+# (held by some thread, in the report's capability section); with
+# sequential collections, the workers waiting for theirs are [gc]. For every
 # GHC version this machine has (9.6 keeps its capabilities in an array,
 # 9.0 and 9.10 behind a pointer).
 . "$(dirname "$0")/../lib.sh"
@@ -32,6 +33,20 @@ parallel() { # SUITE CASE-PREFIX
     done
     check "$c-no-capability-4" "a capability 4 in a -N4 program" \
         test "$(grep -c '^  capability 4:' "$T/par.report")" -eq 0
+
+    # Sequential collections (-qg): one worker collects holding every
+    # capability, the others wait in yieldCapability for theirs, as an idle
+    # worker waits for work; but every forkOn thread always has work: most
+    # of those waits are the collection's, [gc] (before: all [idle], 60-77%
+    # of each worker's samples with -N4 on two CPUs; some are still [idle],
+    # a worker handing its capability over between collections).
+    local waits gcwaits
+    hs_record "$suite" /dev/null "$T/err" -q -F 299 --idle -o "$T/seq.folded" -- "$prog" 3 +RTS -N4 -qg -RTS
+    check_status "$c-seq-record-ok" $? "$T/err"
+    waits=$(count_matching "$T/seq.folded" '^\[[a-z-]+\];.*;scheduleWorker;schedule;yieldCapability;waitCondition;')
+    gcwaits=$(count_matching "$T/seq.folded" '^\[gc\];.*;scheduleWorker;schedule;yieldCapability;waitCondition;')
+    check "$c-seq-gc-waits" "$gcwaits of $waits samples of workers waiting for their capability are [gc]: $(grep -E ';yieldCapability;waitCondition;' "$T/seq.folded" | sort -t' ' -k2 -nr | head -n 3 | tr '\n' '|')" \
+        test "$waits" -ge 50 -a "$((2 * gcwaits))" -ge "$waits"
 }
 
 ghc_targets
