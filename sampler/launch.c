@@ -1,11 +1,14 @@
 /* launch.c - fork and exec a command, traced from before its exec.
  *
- * The child stops itself (SIGSTOP) before execvp; the parent seizes it
- * while it is stopped, continues it, and waits for its PTRACE_EVENT_EXEC.
+ * The child waits before execvp for a byte on a pipe; the parent seizes it
+ * while it waits, writes the byte, and waits for its PTRACE_EVENT_EXEC.
  * Seizing after the exec instead would race with it: a seize that lands
  * while execve is still running reports that very exec as an event, which
- * would read as the program replacing itself. If execvp fails, the child
- * writes errno to a close-on-exec pipe and exits 127.
+ * would read as the program replacing itself. Should hsspy die before it
+ * writes, the pipe's end of file lets the command run all the same (it
+ * stopped itself with SIGSTOP before, and stayed stopped for good when
+ * hsspy was killed before its SIGCONT). If execvp fails, the child writes
+ * errno to a close-on-exec pipe and exits 127.
  */
 #define _GNU_SOURCE
 #include "sampler/launch.h"
@@ -35,16 +38,20 @@ void launch__raise_nofile(void)
     nofile_raised = setrlimit(RLIMIT_NOFILE, &r) == 0;
 }
 
-static void child(char *const argv[], int errfd)
+static void child(char *const argv[], int errfd, int gofd)
 {
     sigset_t none;
     int err;
+    char go;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
     if (nofile_raised)
         setrlimit(RLIMIT_NOFILE, &nofile_given);
-    raise(SIGSTOP); /* wait here to be seized */
+    /* Wait here to be seized (a byte), or for hsspy's end (end of file). */
+    while (read(gofd, &go, 1) < 0 && errno == EINTR)
+        ;
+    close(gofd);
     execvp(argv[0], argv);
     err = errno;
     if (write(errfd, &err, sizeof err) < 0) {
@@ -53,8 +60,8 @@ static void child(char *const argv[], int errfd)
     _exit(127);
 }
 
-/* Follow the child from its stop to its exec (or its death). 0 once it runs
- * the new program, else -errno (exec failed) or -ECHILD. */
+/* Follow the child from its seizure to its exec (or its death). 0 once it
+ * runs the new program, else -errno (exec failed) or -ECHILD. */
 static int follow_to_exec(pid_t pid, int errfd, const char *cmd)
 {
     for (;;) {
@@ -78,29 +85,29 @@ static int follow_to_exec(pid_t pid, int errfd, const char *cmd)
             return 0;
         }
         if (event == PTRACE_EVENT_STOP) {
-            /* Still in its own SIGSTOP (our SIGCONT comes), or a notification
-             * that the group stop ended. */
+            /* A group stop (the terminal's Ctrl-Z), or the notification
+             * that it ended. */
             if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
                 ptrace(PTRACE_LISTEN, pid, 0, 0);
             else
                 ptrace(PTRACE_CONT, pid, 0, 0);
             continue;
         }
-        /* A signal (our SIGCONT): deliver it. */
+        /* A signal: deliver it. */
         ptrace(PTRACE_CONT, pid, 0, (void *)(long)(event ? 0 : sig));
     }
 }
 
 int launch__start(char *const argv[], struct tracee *t, pid_t *pid)
 {
-    int fds[2], err, st;
+    int fds[2], go[2], err;
     pid_t c;
 
     if (!argv || !argv[0]) {
         log__error("no command given after --");
         return -EINVAL;
     }
-    if (pipe2(fds, O_CLOEXEC) < 0) {
+    if (pipe2(fds, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
         err = errno;
         log__error("cannot run '%s': pipe: %s", argv[0], strerror(err));
         return -err;
@@ -110,27 +117,33 @@ int launch__start(char *const argv[], struct tracee *t, pid_t *pid)
         err = errno;
         close(fds[0]);
         close(fds[1]);
+        close(go[0]);
+        close(go[1]);
         log__error("cannot run '%s': fork: %s", argv[0], strerror(err));
         return -err;
     }
     if (c == 0) {
         close(fds[0]);
-        child(argv, fds[1]);
+        close(go[1]);
+        child(argv, fds[1], go[0]);
     }
     close(fds[1]);
+    close(go[0]);
     err = 0;
-    if (waitpid(c, &st, WUNTRACED) != c || !WIFSTOPPED(st))
-        err = ECHILD;
-    else if (ptrace(PTRACE_SEIZE, c, 0, (void *)(long)TRACEE_OPTIONS) < 0)
+    if (ptrace(PTRACE_SEIZE, c, 0, (void *)(long)TRACEE_OPTIONS) < 0)
         err = errno;
     if (err) {
         kill(c, SIGKILL); /* never ran the command: nothing of the user's is lost */
         waitpid(c, NULL, 0);
         close(fds[0]);
+        close(go[1]);
         log__error("cannot run '%s': %s", argv[0], strerror(err));
         return -err;
     }
-    kill(c, SIGCONT);
+    if (write(go[1], "g", 1) != 1) {
+        /* (its end of file says go all the same) */
+    }
+    close(go[1]);
     err = follow_to_exec(c, fds[0], argv[0]);
     close(fds[0]);
     if (err < 0) {
