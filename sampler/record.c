@@ -982,6 +982,28 @@ static enum live_action live_refresh(struct recorder *r)
 /* Wait for the next tick, handling ptrace events meanwhile; a live view is
  * polled every LIVE_POLL_NS and refreshed when due. Returns a stopping
  * signal, or -1 when the live view ends the recording, else 0. */
+/* A job-control stop asked of hsspy (Ctrl-Z), taken between ticks once no
+ * thread of the program is stopped for it, or about to be (a stop asked of
+ * a thread waiting for a CPU): stopped in the middle of a tick, hsspy held
+ * them stopped as long as it was. The signal, blocked and taken by
+ * sigtimedwait, is raised again and let through. */
+static void job_stop(struct recorder *r)
+{
+    if (!r->t.job_stop)
+        return;
+    for (size_t i = 0; i < r->t.n; i++)
+        if (r->t.th[i].want || r->t.th[i].run == TT_HELD)
+            return;
+    int sig = r->t.job_stop;
+    sigset_t one;
+    r->t.job_stop = 0;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    raise(sig);
+    sigprocmask(SIG_UNBLOCK, &one, NULL); /* (stopped here until SIGCONT) */
+    sigprocmask(SIG_BLOCK, &one, NULL);
+}
+
 static int wait_tick(struct recorder *r, uint64_t when, uint64_t *next_poll,
                      uint64_t *next_refresh)
 {
@@ -999,6 +1021,7 @@ static int wait_tick(struct recorder *r, uint64_t when, uint64_t *next_poll,
             }
             walk_captures(r); /* the program's memory goes when they do */
         }
+        job_stop(r);
         if (sig || r->t.exited || r->t.execed)
             return sig;
         uint64_t now = tracee__now_ns();

@@ -34,6 +34,9 @@ void tracee__signal_set(sigset_t *set)
     sigaddset(set, SIGINT);
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGHUP);
+    sigaddset(set, SIGTSTP);
+    sigaddset(set, SIGTTIN);
+    sigaddset(set, SIGTTOU);
 }
 
 /* hsspy's own files come first: the program's objects it reads for names
@@ -617,14 +620,26 @@ int tracee__drain(struct tracee *t)
 }
 
 /* sigtimedwait for the signals of tracee__signal_set, noting a SIGCHLD
- * taken (see t->reaped). */
+ * taken (see t->reaped), and a job-control stop asked of hsspy (t->job_stop),
+ * which it waits on past. */
 static int wait_signal(struct tracee *t, const sigset_t *set, uint64_t left_ns)
 {
-    struct timespec ts = {(time_t)(left_ns / 1000000000u), (long)(left_ns % 1000000000u)};
-    int sig = sigtimedwait(set, NULL, &ts);
-    if (sig == SIGCHLD)
-        t->reaped = false;
-    return sig;
+    uint64_t end = tracee__now_ns() + left_ns;
+    for (;;) {
+        struct timespec ts = {(time_t)(left_ns / 1000000000u), (long)(left_ns % 1000000000u)};
+        int sig = sigtimedwait(set, NULL, &ts);
+        if (sig == SIGCHLD)
+            t->reaped = false;
+        if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
+            return sig;
+        t->job_stop = sig;
+        uint64_t now = tracee__now_ns();
+        if (now >= end) {
+            errno = EAGAIN;
+            return -1;
+        }
+        left_ns = end - now;
+    }
 }
 
 /* A wait between ticks at least this long also watches the switch events'

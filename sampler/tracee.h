@@ -266,6 +266,9 @@ struct tracee {
     long machine_running; /* threads running on the machine at the last interrupt
                            * (0: not read, the target's own took every CPU) */
     bool collecting; /* inside tracee__collect (stops then are on time) */
+    /* A job-control stop asked of hsspy (SIGTSTP: Ctrl-Z; SIGTTIN,
+     * SIGTTOU), taken once no thread is stopped for it: 0 if none. */
+    int job_stop;
     /* Set by the caller for a dump: a thread born while the others are
      * held is held at its first stop too (until tracee__resume_held), not
      * let run alone through what the dump reads (the nonmoving

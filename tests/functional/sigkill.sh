@@ -5,8 +5,9 @@
 require_ptrace
 
 KILLS=${SIGKILL_ROUNDS:-20}
-# Long enough to outlive every round (each at most ~0.5 s), then it ends.
-bg "$W/chains" $((KILLS / 2 + 3)) >"$T/chains.out"
+# Long enough to outlive every round (each kill at most ~0.5 s, each
+# Ctrl-Z below ~1.5 s), then it ends.
+bg "$W/chains" $((KILLS + 3)) >"$T/chains.out"
 target=$!
 wait_for_line "$T/chains.out" '^worker ' || fail "setup" "workload did not start"
 
@@ -30,6 +31,38 @@ for i in $(seq "$KILLS"); do
 done
 check "never-left-stopped" "$stopped thread observations stopped or still traced after $KILLS SIGKILLs" \
     test "$stopped" -eq 0
+
+# Ctrl-Z (SIGTSTP) of hsspy at random moments of a 2 kHz recording: hsspy
+# stops, but only between ticks, never holding a thread of the target
+# stopped while it is (before, job control stopped it wherever it was:
+# mid-tick, one or more of the target's threads stayed stopped until it
+# was continued; 1 in 15 to 40 tries on a loaded machine); continued, it
+# records to the end.
+held=0
+tstps=$((KILLS / 2))
+for i in $(seq "$tstps"); do
+    delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.3f", 0.02 + rand() * 0.2 }')
+    "$HSSPY" record -q -F 2000 -d 0.6 -p "$target" -o /dev/null 2>/dev/null &
+    h=$!
+    sleep "$delay"
+    kill -TSTP "$h"
+    for _ in $(seq 1 100); do
+        [ "$(sed -n 's/^State:[[:space:]]*\([A-Za-z]\).*/\1/p' /proc/$h/status 2>/dev/null)" = T ] && break
+        sleep 0.01
+    done
+    sleep 0.1
+    for task in /proc/"$target"/task/*; do
+        case "$(sed -n 's/^State:[[:space:]]*\([A-Za-z]\).*/\1/p' "$task/status" 2>/dev/null)" in
+        T|t) held=$((held + 1)) ;;
+        esac
+    done
+    kill -CONT "$h"
+    wait "$h"
+    rc=$?
+    [ "$rc" = 0 ] || held=$((held + 100))
+done
+check "job-stop-between-ticks" "$held threads of the target stopped while hsspy was (+100 for each recording that did not end with status 0) in $tstps Ctrl-Z" \
+    test "$held" -eq 0
 kill -0 "$target" 2>/dev/null
 check "target-alive" "the target died" test $? -eq 0
 wait "$target"
