@@ -66,10 +66,6 @@ struct last_sample {
  * arguments: the stack shown with --idle is then the one seen first.) */
 #define IDLE_PLACES 4
 
-/* A launched command's execs followed (env, nice, a script's exec: a
- * launcher becoming the program), at most: a program that execs itself
- * over and over is recorded up to there. */
-#define MAX_EXECS 8
 
 /* A dump's Haskell threads, at most; and how many times it looks, when
  * it finds the runtime in the middle of a garbage collection (or a list
@@ -1364,7 +1360,11 @@ static void said_unread(const struct recorder *r, pid_t pid)
                    (int)pid, what);
 }
 
-int record__run(const struct record_opts *o)
+/* One recording, of the program the process runs: *follow says whether
+ * the launched command exec'd another, to record next as *next says
+ * (returning with hsspy's signals still blocked: a Ctrl-C meanwhile stops
+ * that recording). */
+static int record_one(const struct record_opts *o, struct record_opts *next, bool *follow)
 {
     struct recorder r;
     const struct writer *w = o->live ? NULL : writer__find(o->format);
@@ -1372,8 +1372,6 @@ int record__run(const struct record_opts *o)
     FILE *out = NULL;
     int rc = 1, cmd_rc = 0;
     pid_t pid = o->pid;
-    struct record_opts next; /* the recording of what the command exec'd */
-    bool follow = false;
 
     memset(&r, 0, sizeof r);
     r.o = o;
@@ -1535,25 +1533,24 @@ int record__run(const struct record_opts *o)
     if (o->live)
         o->live->stop(o->live->arg); /* the terminal back as soon as sampling ends */
     if (r.t.execed && r.p.launched && !r.stopped && !o->live && !o->snapshot &&
-        o->execs < MAX_EXECS &&
         !(o->duration_s > 0 && (double)r.p.duration_ns >= o->duration_s * 1e9)) {
         /* The command given became another program (a launcher, env or
          * nice, or a script's exec): follow it, from the start (its frames
          * are not those of the program before, whose samples go). */
-        next = *o;
-        next.argv = NULL;
-        next.pid = pid;
-        next.launched = o->argv ? o->argv[0] : o->launched;
-        next.execs = o->execs + 1;
+        *next = *o;
+        next->argv = NULL;
+        next->pid = pid;
+        next->launched = o->argv ? o->argv[0] : o->launched;
+        next->execs = o->execs + 1;
         if (o->duration_s > 0)
-            next.duration_s = o->duration_s - (double)r.p.duration_ns / 1e9;
+            next->duration_s = o->duration_s - (double)r.p.duration_ns / 1e9;
         if (r.p.nsamples)
             log__info("pid %d called exec: following it, the %zu samples of the program "
                       "before dropped", (int)pid, r.p.nsamples);
         else
             log__info("pid %d called exec: following it", (int)pid);
         tracee__detach(&r.t, 1000);
-        follow = true;
+        *follow = true;
         goto done;
     }
     if (r.t.execed)
@@ -1685,11 +1682,26 @@ done:
     profile__free(&r.p);
     free(r.kept);
     free(r.kid_tids);
-    if (follow) {
-        /* (hsspy's signals still blocked: a Ctrl-C meanwhile stops the
-         * next recording) */
-        rc = record__run(&next);
-        sigprocmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+/* A launched command followed through each exec (env, nice, a script's
+ * exec; a program that execs itself over and over), one recording after
+ * another, the last one written: a loop, not a recursion, however many. */
+int record__run(const struct record_opts *o)
+{
+    struct record_opts next[2];
+    sigset_t orig;
+    bool follow = false;
+    int k = 0;
+
+    sigprocmask(SIG_SETMASK, NULL, &orig);
+    int rc = record_one(o, &next[k], &follow);
+    while (follow) {
+        follow = false;
+        rc = record_one(&next[k], &next[k ^ 1], &follow);
+        k ^= 1;
     }
+    sigprocmask(SIG_SETMASK, &orig, NULL);
     return rc;
 }

@@ -38,6 +38,19 @@ check_exec() {
 }
 check_exec exec exec
 check_exec thread-exec thread-exec
+# A program that execs itself 40 times over: followed through every exec,
+# the last program recorded to its end, its exit status (5) passed on.
+# (Before, hsspy followed 8, then stopped recording, said the command
+# kept running and exited 0, its status lost.)
+"$HSSPY" record -F 999 -f report -o "$T/reexec.report" -- "$W/lifecycle" reexec 1 40 \
+    >"$T/reexec.out" 2>"$T/reexec.err"
+rc=$?
+check "reexec-status" "hsspy exited $rc, not the command's 5: $(tail -n 3 "$T/reexec.err" | tr '\n' '|')" test "$rc" = 5
+check "reexec-followed" "not the last program's samples: $(grep -E -A6 '^thread' "$T/reexec.report" | tr '\n' '|')" \
+    has_line "$T/reexec.report" '^ +(100|9[0-9])\.[0-9]%  spin_after_exec$'
+check "reexec-finishes" "the last program did not finish: $(cat "$T/reexec.out")" \
+    grep -q '^after N execs$' "$T/reexec.out"
+
 # A launcher (env, then nice) becomes the program at once: the profile is
 # the program's (before, it ended with no sample), named after it.
 "$HSSPY" record -F 999 -o "$T/launcher.folded" -- env HSSPY_TEST=1 nice -n 1 "$W/lifecycle" spin 1 \

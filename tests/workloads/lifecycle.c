@@ -10,6 +10,10 @@
  *   lifecycle thread-exec SECONDS
  *                            the same exec done by a second thread, while
  *                            the first spins on
+ *   lifecycle reexec SECONDS N
+ *                            exec itself N times over (a few ms apart),
+ *                            then spin in spin_after_exec, print "after
+ *                            N execs" and exit 5
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -93,6 +97,20 @@ int main(int argc, char **argv)
         if (pthread_create(&t, NULL, exec_from_thread, &s) != 0)
             return 3;
         spin_until(now() + secs * 2);
+        return 3;
+    }
+    if (strcmp(argv[1], "reexec") == 0 && argc > 3) {
+        int left = atoi(argv[3]);
+        static char n[16];
+        if (left <= 0) {
+            spin_after_exec(secs);
+            printf("after N execs\n");
+            return 5;
+        }
+        spin_until(now() + 0.003);
+        snprintf(n, sizeof n, "%d", left - 1);
+        char *again[] = {argv[0], argv[1], argv[2], n, NULL};
+        execv("/proc/self/exe", again);
         return 3;
     }
     if (strcmp(argv[1], "spin") == 0) {
