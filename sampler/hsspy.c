@@ -17,6 +17,9 @@
 #include "sampler/record.h"
 #include "sampler/replay.h"
 
+/* The longest -d (the tick loop's deadline is in nanoseconds). */
+#define MAX_DURATION_S 1e9
+
 #ifndef HSSPY_VERSION
 #define HSSPY_VERSION "0.1.0"
 #endif
@@ -294,6 +297,14 @@ static int cmd_record(int argc, char **argv)
         case 'd':
             if (parse_double(optarg, &o.duration_s) < 0 || o.duration_s <= 0) {
                 log__error("-d needs a positive number of seconds, not '%s'", optarg);
+                return 2;
+            }
+            /* (A deadline in nanoseconds must fit: 1e10 s and more wrapped
+             * around, and the recording ended at once, empty.) */
+            if (o.duration_s > MAX_DURATION_S) {
+                log__error("-d %s is more than %.0f seconds (31 years): leave -d out to record "
+                           "until Ctrl-C or the program's end",
+                           optarg, MAX_DURATION_S);
                 return 2;
             }
             break;
