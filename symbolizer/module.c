@@ -724,10 +724,13 @@ static bool has_rts_info(const struct module *m)
 bool module__is_ghc(struct module *m)
 {
     GElf_Sym s;
+    /* (The runtime's info line, for a file stripped of its symbols only:
+     * any program may hold those bytes, hsspy itself does; one with a
+     * symbol table and no runtime symbols is no GHC program.) */
     if (!m->is_haskell && m->elf &&
         ((module__find_symbol(m, "stg_upd_frame_info", &s) &&
           module__find_symbol(m, "hs_init_ghc", &s)) ||
-         has_rts_info(m)))
+         (!module__has_symtab(m) && has_rts_info(m))))
         m->is_haskell = true;
     return m->is_haskell;
 }

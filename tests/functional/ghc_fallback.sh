@@ -145,3 +145,13 @@ fi
 rc=$?
 check "c-program-status" "exit status $rc for a C program" test $rc -eq 0
 check "c-program-quiet" "stderr: $(cat "$T/c.err")" test ! -s "$T/c.err"
+
+# Nor a C program whose read-only data holds the runtime's info line, with
+# a symbol table and no runtime symbol in it (before: taken for a stripped
+# GHC program, exit 3; hsspy profiling hsspy so too).
+"$HSSPY" record -q -d 0.5 -o "$T/rtsline.folded" -- "$W/rtsline" 1 >/dev/null 2>"$T/rtsline.err"
+rc=$?
+check "rts-line-c-status" "exit status $rc for a C program holding the RTS info line: $(cat "$T/rtsline.err")" test $rc -eq 0
+check "rts-line-c-quiet" "stderr: $(cat "$T/rtsline.err")" test ! -s "$T/rtsline.err"
+check "rts-line-c-profile" "no samples in rtsline_spin: $(head -n 2 "$T/rtsline.folded" | tr '\n' '|')" \
+    has_line "$T/rtsline.folded" ';main;rtsline_spin [0-9]+$'
