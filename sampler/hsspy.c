@@ -616,7 +616,9 @@ int main(int argc, char **argv)
         return cmd_dump(argc - 1, argv + 1);
     if (strcmp(argv[1], "report") == 0)
         return cmd_report(argc - 1, argv + 1);
-    log__error("unknown command '%s'", argv[1]);
-    usage(stderr);
+    /* (One line, as for every error; the usage is --help's.) */
+    log__error("unknown command '%s': the commands are record, top, dump and report "
+               "(hsspy --help)",
+               argv[1]);
     return 2;
 }
