@@ -894,6 +894,29 @@ static void snapshot(struct recorder *r)
         snprintf(r->p.green_short, sizeof r->p.green_short, "%s", green__short_str(why));
     walk_green(r, tsos, ntsos); /* before walk_captures resets the image */
     walk_captures(r);
+    /* A thread that never stopped (in an uninterruptible wait: a vfork's
+     * parent, a disk read) is in the dump all the same: its state, and
+     * why it has no stack. (It was left out, the thread section empty for
+     * a one-thread program.) */
+    for (size_t i = 0; i < r->t.n; i++) {
+        struct tthread *th = &r->t.th[i];
+        int ti = th->want && th->run != TT_GONE ? thread_index(r, th, th->tid) : -1;
+        if (ti < 0)
+            continue;
+        r->frames[0] = (struct raw_frame){WE_NOT_STOPPED, FK_INVALID, 0};
+        int64_t stack = profile__stack(&r->p, r->frames, 1);
+        if (stack < 0)
+            continue;
+        struct prof_sample s = {
+            .t_ns = r->cap.t_ns > r->t0_ns ? r->cap.t_ns - r->t0_ns : 0,
+            .thread = (uint32_t)ti,
+            .stack = (uint32_t)stack,
+            .state = th->state,
+            .cap = -1,
+        };
+        profile__add(&r->p, &s);
+        r->p.errors[WE_NOT_STOPPED]++;
+    }
 }
 
 /* The one-line live progress on a terminal's stderr, while the profile

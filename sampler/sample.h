@@ -36,7 +36,8 @@ enum frame_kind {
     X(WE_NO_SP, "no Haskell stack pointer")                                \
     X(WE_RTS_STATE, "RTS state unreadable")                                \
     X(WE_CCS, "cost-centre stack unreadable")                             \
-    X(WE_GC_MOVING, "stack being moved by the collector")
+    X(WE_GC_MOVING, "stack being moved by the collector")                 \
+    X(WE_NOT_STOPPED, "did not stop (a vfork's parent, an uninterruptible wait)")
 
 enum walk_error {
 #define X(e, s) e,

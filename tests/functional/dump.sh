@@ -76,3 +76,19 @@ st=$(proc_state "$pid"); tr=$(tracer_of "$pid")
 check "target-untouched" "state '$st', tracer '$tr' after the dumps" \
     test -n "$st" -a "$st" != T -a "$st" != t -a "$tr" = 0
 kill "$pid"
+
+# A thread that does not stop (a vfork's parent waits for its child in the
+# kernel, where a stop cannot reach it): in the dump all the same, with
+# why it has no stack. (Before, left out: a one-thread program's dump had
+# no thread at all, and exit status 0.)
+bg "$W/lifecycle" vfork 3 >"$T/vfork.out"
+vpid=$!
+wait_for_line "$T/vfork.out" '^vforked$' || fail "vfork-setup" "lifecycle vfork did not start"
+sleep 0.2
+"$HSSPY" dump -p "$vpid" >"$T/vfork.dump" 2>"$T/vfork.err"
+check "vfork-parent-listed" "no section for the vfork parent: $(tr '\n' '|' <"$T/vfork.dump")" \
+    has_line "$T/vfork.dump" "^thread $vpid \\(lifecycle\\)"
+check "vfork-parent-why" "no word of why it has no stack: $(tr '\n' '|' <"$T/vfork.dump")" \
+    has_line "$T/vfork.dump" "\\[invalid\\] \\(did not stop \\(a vfork's parent"
+wait "$vpid"
+check_status "vfork-target-ok" $?

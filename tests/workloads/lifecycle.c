@@ -10,6 +10,9 @@
  *   lifecycle thread-exec SECONDS
  *                            the same exec done by a second thread, while
  *                            the first spins on
+ *   lifecycle vfork SECONDS  print "vforked", then wait for a vfork child
+ *                            that sleeps SECONDS (the parent cannot be
+ *                            stopped meanwhile) and exits 0
  *   lifecycle reexec SECONDS N
  *                            exec itself N times over (a few ms apart),
  *                            then spin in spin_after_exec, print "after
@@ -98,6 +101,18 @@ int main(int argc, char **argv)
             return 3;
         spin_until(now() + secs * 2);
         return 3;
+    }
+    if (strcmp(argv[1], "vfork") == 0) {
+        printf("vforked\n");
+        fflush(stdout);
+        pid_t c = vfork();
+        if (c == 0) {
+            struct timespec d = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+            nanosleep(&d, NULL);
+            _exit(0);
+        }
+        int st;
+        return c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) ? WEXITSTATUS(st) : 3;
     }
     if (strcmp(argv[1], "reexec") == 0 && argc > 3) {
         int left = atoi(argv[3]);
