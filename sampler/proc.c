@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/user.h>
 #include <unistd.h>
 
@@ -136,6 +137,20 @@ bool proc__is_kthread(pid_t pid)
     if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
         return false;
     return (flags & 0x00200000ul) != 0; /* PF_KTHREAD */
+}
+
+bool proc__not_dumpable(pid_t pid)
+{
+    char path[96], buf[2048];
+    struct stat st;
+    unsigned long ruid, euid;
+    /* (A process's /proc files belong to root once it is not dumpable,
+     * whoever it runs as; its directory does not.) */
+    stat_path(path, sizeof path, pid, 0, "status");
+    if (stat(path, &st) < 0 || st.st_uid != 0 || proc__read(path, buf, sizeof buf) <= 0)
+        return false;
+    const char *u = strstr(buf, "\nUid:");
+    return u && sscanf(u + 5, "%lu %lu", &ruid, &euid) == 2 && euid != 0;
 }
 
 void proc__comm(pid_t pid, pid_t tid, char *buf, size_t size)

@@ -30,6 +30,11 @@ char proc__state(pid_t pid, pid_t tid);
  * runs in user space, and nothing traces it. */
 bool proc__is_kthread(pid_t pid);
 
+/* Is pid's process not dumpable (prctl PR_SET_DUMPABLE 0, a set-user-ID
+ * program), though it does not run as root? Only root, or CAP_SYS_PTRACE,
+ * may trace it or read its memory then. */
+bool proc__not_dumpable(pid_t pid);
+
 /* The thread's name (comm, at most 15 chars); "?" if gone. */
 void proc__comm(pid_t pid, pid_t tid, char *buf, size_t size);
 

@@ -1459,7 +1459,13 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
     r.p.rate_hz = o->rate_hz;
     proc__cmdline(pid, r.p.cmdline, sizeof r.p.cmdline);
     if (modset__init(&r.ms, pid) < 0 || unwind__init(&r.uw, &r.ms, pid) < 0) {
-        log__error("cannot read the memory map of pid %d", (int)pid);
+        if (proc__not_dumpable(pid))
+            log__error("cannot read the memory map of pid %d: it made itself not dumpable "
+                       "(prctl PR_SET_DUMPABLE 0, or a set-user-ID program); run hsspy as root "
+                       "(or with CAP_SYS_PTRACE)",
+                       (int)pid);
+        else
+            log__error("cannot read the memory map of pid %d", (int)pid);
         tracee__detach(&r.t, 1000);
         goto done_signals;
     }
@@ -1680,6 +1686,14 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
             log__info("'%s' (pid %d) keeps running", launched, (int)pid);
     }
     said_unread(&r, pid);
+    if (remote__denied()) {
+        log__error("pid %d's memory could not be read: it made itself not dumpable (prctl "
+                   "PR_SET_DUMPABLE 0, or a set-user-ID program); run hsspy as root (or with "
+                   "CAP_SYS_PTRACE)",
+                   (int)pid);
+        if (cmd_rc == 0)
+            cmd_rc = 1;
+    }
     /* The last word, as py-spy and perf give it: what was written where. */
     log__info("recorded %zu samples of %" PRIu64 " thread%s (%" PRIu64 " walk errors%s); wrote "
               "the %s output to %s",

@@ -71,6 +71,12 @@ void remote__forget(pid_t tid)
         mm_of = mm_via = 0;
 }
 
+/* A read refused (EPERM): the process's memory is closed to hsspy (it
+ * made itself non-dumpable since hsspy attached). */
+static bool denied;
+
+bool remote__denied(void) { return denied; }
+
 /* process_vm_readv of pid's memory, through the thread that has it. */
 static ssize_t readv_of(pid_t pid, const struct iovec *l, const struct iovec *r, size_t n)
 {
@@ -121,7 +127,9 @@ size_t remote__batch(pid_t pid, struct remote_req *reqs, size_t n)
         }
         ssize_t r = readv_of(pid, local, remote, k);
         if (r < 0) {
-            if (errno == ESRCH)
+            if (errno == EPERM)
+                denied = true; /* (no range is readable then) */
+            if (errno == ESRCH || errno == EPERM)
                 break;
             /* The first range is unreadable: skip it, try the rest. */
             done++;
@@ -144,7 +152,9 @@ int remote__read(pid_t pid, uint64_t addr, void *buf, size_t len)
         return -ESRCH;
     struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
     ssize_t got = readv_of(pid, &l, &r, 1);
+    if (got < 0 && errno == EPERM)
+        denied = true;
     if (got < 0)
-        return errno == ESRCH ? -ESRCH : -EFAULT;
+        return errno == ESRCH ? -ESRCH : errno == EPERM ? -EPERM : -EFAULT;
     return (size_t)got == len ? 0 : -EFAULT;
 }

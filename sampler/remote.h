@@ -9,6 +9,7 @@
 #ifndef HSSPY_REMOTE_H
 #define HSSPY_REMOTE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -42,5 +43,10 @@ void remote__forget(pid_t tid);
 /* process_vm_readv calls made so far by this process (both of the above):
  * what a stop costs in system calls, told by the difference across it. */
 unsigned long remote__calls(void);
+
+/* Was a read refused (EPERM)? A process that makes itself non-dumpable
+ * (prctl PR_SET_DUMPABLE 0) closes its memory to a tracer without
+ * CAP_SYS_PTRACE, even one already attached. */
+bool remote__denied(void);
 
 #endif

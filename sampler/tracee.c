@@ -815,6 +815,13 @@ static void explain_attach_error(pid_t pid, int err)
                    (int)pid, comm, (int)pid);
         return;
     }
+    if (err == EPERM && geteuid() != 0 && proc__not_dumpable(pid)) {
+        log__error("not allowed to trace pid %d: it is not dumpable (it called prctl "
+                   "PR_SET_DUMPABLE 0, or runs a set-user-ID program); run hsspy as root (or "
+                   "with CAP_SYS_PTRACE)",
+                   (int)pid);
+        return;
+    }
     if (err == EPERM) {
         log__error("not allowed to trace pid %d: %s", (int)pid, attach_hint());
         return;

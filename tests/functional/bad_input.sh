@@ -85,6 +85,22 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     expect_error "permission-denied" "not allowed to trace pid $target: .*(root|CAP_SYS_PTRACE)" \
         setpriv --reuid=65534 --regid=65534 --clear-groups "$T/bin/hsspy" record -p "$target" -d 1
     untouched "permission-denied-untouched" "$target"
+    # A program that made itself not dumpable, run by the same user as
+    # hsspy: attached, one line naming that (before: "run hsspy as the
+    # same user as the target", which it was); launched, its memory closes
+    # after hsspy attached: one error line, exit 1 (before: every sample
+    # [invalid], nothing said, exit 0).
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$W/lifecycle" nodump 3 >/dev/null &
+    nd=$!
+    sleep 0.3
+    expect_error "not-dumpable-attach" "not allowed to trace pid $nd: it is not dumpable .*prctl" \
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$T/bin/hsspy" record -p "$nd" -d 1
+    kill "$nd" 2>/dev/null; wait "$nd" 2>/dev/null
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$T/bin/hsspy" record -q -d 0.5 -o /dev/null \
+        -- "$W/lifecycle" nodump 1 >/dev/null 2>"$T/nodump.err"
+    rc=$?
+    check "not-dumpable-launch" "exit status $rc, stderr: $(tr '\n' '|' <"$T/nodump.err")" \
+        eval 'test $rc -ne 0 && grep -Eq "(memory could not be read|cannot read the memory map of pid [0-9]+): it made itself not dumpable" "$T/nodump.err"'
 else
     skip "permission-denied" "needs root (to run hsspy as another user) and setpriv"
 fi

@@ -13,6 +13,8 @@
  *   lifecycle vfork SECONDS  print "vforked", then wait for a vfork child
  *                            that sleeps SECONDS (the parent cannot be
  *                            stopped meanwhile) and exits 0
+ *   lifecycle nodump SECONDS make itself not dumpable (prctl), spin in
+ *                            spin_after_exec, print "not dumpable", exit 0
  *   lifecycle reexec SECONDS N
  *                            exec itself N times over (a few ms apart),
  *                            then spin in spin_after_exec, print "after
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,6 +104,13 @@ int main(int argc, char **argv)
             return 3;
         spin_until(now() + secs * 2);
         return 3;
+    }
+    if (strcmp(argv[1], "nodump") == 0) {
+        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+            return 3;
+        spin_after_exec(secs);
+        printf("not dumpable\n");
+        return 0;
     }
     if (strcmp(argv[1], "vfork") == 0) {
         printf("vforked\n");
