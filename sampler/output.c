@@ -30,8 +30,17 @@ static struct {
 
 FILE *output__open(const char *path, const struct writer *w)
 {
-    if (!path || strcmp(path, "-") == 0)
+    if (!path || strcmp(path, "-") == 0) {
+        /* (Closed, or open only for reading: said before the target is
+         * touched, not once the recording is over.) */
+        int fl = fcntl(STDOUT_FILENO, F_GETFL);
+        if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+            log__error("standard output is %s: give -o FILE, or a writable standard output",
+                       fl < 0 ? "closed" : "open only for reading");
+            return NULL;
+        }
         return output__refused(path, w) ? NULL : stdout;
+    }
     /* Not truncated yet: a recording that fails (no such process, not
      * allowed to trace it) must not cost the file it would have replaced;
      * but whether it can be written is known before the target is

@@ -133,6 +133,10 @@ expect_error "bad-rate" "-F needs a rate" "$HSSPY" record -F 0 -p 1
 # An unknown command: one line naming the commands (before: the line,
 # then the 17 lines of the usage).
 expect_error "unknown-command" "unknown command 'bogus': the commands are record, top, dump and report" "$HSSPY" bogus
+# A closed standard output, said before the target is touched (before:
+# after the whole recording, "writing the folded output failed").
+expect_error "stdout-closed" "standard output is closed: give -o FILE" \
+    sh -c '"$0" record -p 1 -d 1 >&-' "$HSSPY"
 # A duration past what a deadline in nanoseconds holds: before, accepted,
 # and the recording ended at once, empty, exit 0.
 expect_error "huge-duration" "-d 1e11 is more than 1000000000 seconds" "$HSSPY" record -d 1e11 -p 1
