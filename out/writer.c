@@ -47,6 +47,16 @@ bool out__visible(const struct profile *p, const struct prof_sample *s, const st
     return o->idle || !(s->flags & SAMPLE_IDLE);
 }
 
+/* Are frames a and b both Haskell code, or both the runtime's Cmm? */
+static bool same_code(const struct profile *p, uint32_t a, uint32_t b)
+{
+    unsigned la = p->syms[a].lang, lb = p->syms[b].lang;
+    if (la == LANG_HASKELL && lb == LANG_HASKELL)
+        return true;
+    return la == LANG_RTS && lb == LANG_RTS &&
+           strncmp(profile__frame_name(p, a), "stg_", 4) == 0;
+}
+
 int out__frames(const struct profile *p, const struct prof_sample *s, uint32_t *out, int max)
 {
     int n = 0;
@@ -55,10 +65,11 @@ int out__frames(const struct profile *p, const struct prof_sample *s, uint32_t *
 
     /* Stored innermost first; displayed outermost first. The code a
      * Haskell thread is running and the continuation it pushed usually
-     * belong to the same function: one frame, not two. */
+     * belong to the same function: one frame, not two. So too for the
+     * runtime's Cmm code (stg_*: a primop's worker that pushes frames of
+     * its own, stg_compactAddWorkerzh). */
     for (uint32_t i = len; i-- > 0 && n < max;) {
-        if (n > 0 && p->syms && p->syms[ids[i]].lang == LANG_HASKELL &&
-            p->syms[ids[i + 1]].lang == LANG_HASKELL &&
+        if (n > 0 && p->syms && same_code(p, ids[i], ids[i + 1]) &&
             strcmp(profile__frame_name(p, out[n - 1]), profile__frame_name(p, ids[i])) == 0)
             continue;
         out[n++] = ids[i];

@@ -171,6 +171,34 @@ TEST(folded_merges_same_names)
     profile__free(&p);
 }
 
+TEST(folded_merges_running_code_and_its_frame)
+{
+    struct profile p;
+    profile__init(&p);
+    int t0 = profile__thread(&p, 7, "x");
+    /* The running code and the same function's frame under it, of Haskell
+     * code and of the runtime's Cmm, one frame each; two C calls of one
+     * function (recursion) stay two, as do two C functions named stg_. */
+    add(&p, t0, (int[]){0, 1, 2, 3, 4, 5}, 6, TAG_NONE, 'R', false, 1);
+    add(&p, t0, (int[]){6, 7, 5}, 3, TAG_NONE, 'R', false, 1);
+    add(&p, t0, (int[]){8, 9, 5}, 3, TAG_NONE, 'R', false, 1);
+    name_frames(&p, (const char *const[]){"stg_compactAddWorkerzh", "stg_compactAddWorkerzh",
+                                          "stg_compactAddzh", "Main.go", "Main.go", "main",
+                                          "evacuate", "evacuate", "stg_exit", "stg_exit"});
+    for (size_t i = 0; i < p.nframes; i++) {
+        uint64_t a = p.frames[i].addr;
+        p.syms[i].lang = a <= 2 || a >= 6 ? LANG_RTS : a <= 4 ? LANG_HASKELL : LANG_C;
+        if (a >= 8)
+            p.syms[i].lang = LANG_C; /* (a C function with such a name) */
+    }
+    char *s = render(&p, "folded", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK_EQ_STR(s, "main;Main.go;stg_compactAddzh;stg_compactAddWorkerzh 1\n"
+                    "main;evacuate;evacuate 1\n"
+                    "main;stg_exit;stg_exit 1\n");
+    free(s);
+    profile__free(&p);
+}
+
 TEST(tag_frames_follow_thread_root)
 {
     struct profile p;
