@@ -543,8 +543,9 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
     res->role = ROLE_IDLE_WORKER;
     /* (Waiting for its capability, which a collection took: the time the
      * collection costs it; under +RTS -qg, or -qn, what the other
-     * capabilities lose while one collects.) */
-    res->tag = v.gc_sync ? TAG_GC : TAG_IDLE;
+     * capabilities lose while one collects. Not asleep, it is the
+     * runtime's code handing a capability over or waking to take one.) */
+    res->tag = v.gc_sync ? TAG_GC : sleeping(tc->state) ? TAG_IDLE : TAG_RTS;
 }
 
 void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_capture *tc,

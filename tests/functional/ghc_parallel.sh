@@ -45,6 +45,17 @@ parallel() { # SUITE CASE-PREFIX
     check_status "$c-seq-record-ok" $? "$T/err"
     waits=$(count_matching "$T/seq.folded" '^\[[a-z-]+\];.*;scheduleWorker;schedule;yieldCapability;waitCondition;')
     gcwaits=$(count_matching "$T/seq.folded" '^\[gc\];.*;scheduleWorker;schedule;yieldCapability;waitCondition;')
+    # A worker in yieldCapability not waiting (waking the Task it hands its
+    # capability to) runs the runtime's code: [rts] (or [gc]), not [idle]
+    # (before, all of them: 3 to 87 samples a run). (A few may be: the
+    # registers of a switch and the state /proc gave are of two moments.)
+    local busy idlebusy
+    busy=$(grep -E '^\[[a-z-]+\];.*;yieldCapability;' "$T/seq.folded" |
+        grep -Ev 'waitCondition|lll_lock_wait|futex_abstimed_wait|futex_wait' | awk '{ s += $NF } END { print s + 0 }')
+    idlebusy=$(grep -E '^\[idle\];.*;yieldCapability;' "$T/seq.folded" |
+        grep -Ev 'waitCondition|lll_lock_wait|futex_abstimed_wait|futex_wait' | awk '{ s += $NF } END { print s + 0 }')
+    check "$c-seq-handover-not-idle" "$idlebusy of $busy samples of workers in yieldCapability, not waiting, [idle]: $(grep -E ';yieldCapability;' "$T/seq.folded" | grep -Ev 'waitCondition|lll_lock_wait|futex' | head -n 2 | tr '\n' '|')" \
+        test "$busy" -ge 3 -a "$((10 * idlebusy))" -le "$busy"
     check "$c-seq-gc-waits" "$gcwaits of $waits samples of workers waiting for their capability are [gc]: $(grep -E ';yieldCapability;waitCondition;' "$T/seq.folded" | sort -t' ' -k2 -nr | head -n 3 | tr '\n' '|')" \
         test "$waits" -ge 50 -a "$((2 * gcwaits))" -ge "$waits"
 }
