@@ -552,6 +552,7 @@ void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_ca
                       const char *comm, const struct memimg *img, struct raw_frame *out,
                       int max, struct hs_sample *res)
 {
+    memimg__forget_hint(img);
     build(r, uw, tc, comm, img, out, max, res);
     /* One of the runtime's signal handlers on top of what the thread was
      * doing (Haskell code, a foreign call, a C thread's own work, a wait):

@@ -205,6 +205,11 @@ void memimg__set_limit(struct memimg *m, size_t regions)
     m->hint = SIZE_MAX;
 }
 
+void memimg__forget_hint(const struct memimg *m)
+{
+    ((struct memimg *)m)->hint = SIZE_MAX; /* (a cache, not the image) */
+}
+
 int memimg__read(const struct memimg *m, uint64_t addr, void *out, size_t len)
 {
     const uint8_t *p = memimg__ptr(m, addr, len);

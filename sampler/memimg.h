@@ -95,6 +95,11 @@ void memimg__set_len_at(struct memimg *m, size_t i, size_t len);
 /* Note that a capture needed len bytes at addr (see struct memimg_note). */
 void memimg__note(struct memimg *m, uint64_t addr, size_t len);
 
+/* Forget the region the last lookup found: a walk that begins so finds,
+ * where regions overlap (the same words read at two moments), what the
+ * image holds, not what the walk before it looked at last. */
+void memimg__forget_hint(const struct memimg *m);
+
 /* Copy len bytes at addr out of the image: 0, or -EFAULT if any byte of the
  * range was not captured. */
 int memimg__read(const struct memimg *m, uint64_t addr, void *out, size_t len);

@@ -78,6 +78,9 @@ TEST(memimg_overlap)
     CHECK_EQ_INT(b, 1);
     CHECK_EQ_INT(memimg__read(&m, 0x1018, &b, 1), 0); /* both: the last found */
     CHECK_EQ_INT(b, 1);
+    memimg__forget_hint(&m); /* a walk's start: no last found, the newest */
+    CHECK_EQ_INT(memimg__read(&m, 0x1018, &b, 1), 0);
+    CHECK_EQ_INT(b, 2);
     CHECK_EQ_INT(memimg__read(&m, 0x1028, &b, 1), 0); /* only the second */
     CHECK_EQ_INT(b, 2);
     CHECK(memimg__read(&m, 0x1018, &b, 40) < 0);      /* neither holds it all */
