@@ -255,17 +255,15 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
         sc->err |= add_range(&r->rts_work, lo, hi);
     if (in_list(ending_functions, name))
         sc->err |= add_range(&r->ending, lo, hi);
-    if (in_list(starting_functions, name) ||
-        (sc->in_osthreads && GELF_ST_BIND(s->st_info) == STB_LOCAL &&
-         in_list(osthreads_starting_functions, name)))
+    bool starting = in_list(starting_functions, name) ||
+                    (sc->in_osthreads && GELF_ST_BIND(s->st_info) == STB_LOCAL &&
+                     in_list(osthreads_starting_functions, name));
+    if (starting)
         sc->err |= add_range(&r->starting, lo, hi);
-    if (in_list(starting_functions, name) ||
-        (sc->in_osthreads && GELF_ST_BIND(s->st_info) == STB_LOCAL &&
-         in_list(osthreads_starting_functions, name)) ||
-        strcmp(name, "hs_main") == 0)
-        sc->err |= add_range(&r->own_entry, lo, hi);
     if (strcmp(name, "hs_main") == 0)
         r->hs_main = true;
+    if (starting || strcmp(name, "hs_main") == 0)
+        sc->err |= add_range(&r->own_entry, lo, hi);
     if (in_list(init_functions, name))
         sc->err |= add_range(&r->init, lo, hi);
     if (GELF_ST_BIND(s->st_info) == STB_LOCAL && in_list(mark_static_functions, name))
@@ -1102,9 +1100,13 @@ void rts__capture_thread(const struct rts *r, pid_t pid, pid_t tid,
             rts__grab(pid, img, regs->rsp + (uint64_t)(outer + 1) * r->c_reserved,
                       (size_t)outer * CALLBACK_C_STACK + CALLERS_C_STACK);
     }
+    uint64_t suspended = 0;
+    if (incall)
+        rts__field(img, incall, L->incall.suspended_tso, &suspended);
     if (cap && rts__grab(pid, img, cap, (size_t)L->capability.struct_size) && r->threaded &&
-        rts__field(img, cap, L->capability.running_task, &v) && v != task) {
-        /* Not held by it: for a collection? (rts_view.gc_sync) */
+        !suspended && rts__field(img, cap, L->capability.running_task, &v) && v != task) {
+        /* Not held by it, and in no safe call: waiting for it, for a
+         * collection? (rts_view.gc_sync) */
         if (v)
             rts__grab(pid, img, v + (uint64_t)(int64_t)L->task.cap.off, 8);
         if (r->pending_sync && rts__grab(pid, img, r->pending_sync, 8) &&
@@ -1113,8 +1115,8 @@ void rts__capture_thread(const struct rts *r, pid_t pid, pid_t tid,
     }
     /* The whole Capability and TSO are copied: with them the CCCS of a
      * -prof program (cap->r.rCCCS, tso->prof.cccs) for rts__view. */
-    if (incall && rts__field(img, incall, L->incall.suspended_tso, &v) && v) {
-        rts__grab_stack(r, pid, img, v); /* in a safe call: its saved sp is right */
+    if (suspended) {
+        rts__grab_stack(r, pid, img, suspended); /* in a safe call: its saved sp is right */
         return;
     }
     if (!cap || !rts__field(img, cap, L->capability.running_task, &v) || v != task)

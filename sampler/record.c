@@ -66,7 +66,6 @@ struct last_sample {
  * arguments: the stack shown with --idle is then the one seen first.) */
 #define IDLE_PLACES 4
 
-
 /* A dump's Haskell threads, at most; and how many times it looks, when
  * it finds the runtime in the middle of a garbage collection (or a list
  * of them in the middle of a change). */
@@ -998,9 +997,6 @@ static enum live_action live_refresh(struct recorder *r)
     return a;
 }
 
-/* Wait for the next tick, handling ptrace events meanwhile; a live view is
- * polled every LIVE_POLL_NS and refreshed when due. Returns a stopping
- * signal, or -1 when the live view ends the recording, else 0. */
 /* A job-control stop asked of hsspy (Ctrl-Z), taken between ticks once no
  * thread of the program is stopped for it, or about to be (a stop asked of
  * a thread waiting for a CPU): stopped in the middle of a tick, hsspy held
@@ -1023,6 +1019,9 @@ static void job_stop(struct recorder *r)
     sigprocmask(SIG_BLOCK, &one, NULL);
 }
 
+/* Wait for the next tick, handling ptrace events meanwhile; a live view is
+ * polled every LIVE_POLL_NS and refreshed when due. Returns a stopping
+ * signal, or -1 when the live view ends the recording, else 0. */
 static int wait_tick(struct recorder *r, uint64_t when, uint64_t *next_poll,
                      uint64_t *next_refresh)
 {
