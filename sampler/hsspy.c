@@ -70,11 +70,15 @@ static void record_usage(FILE *f)
             "                        processes are not sampled, and when they used more\n"
             "                        CPU than it, the last lines say so and name the\n"
             "                        busiest); if CMD fails, hsspy says so and exits\n"
-            "                        with its status (128 + N if signal N killed it)\n"
+            "                        with its status (128 + N if signal N killed it);\n"
+            "                        its standard output goes to standard error when\n"
+            "                        the profile goes to standard output, not a terminal\n"
             "  -F, --rate HZ         samples per second (default 99; jittered +-10%%)\n"
             "  -d, --duration SECS   stop after SECS seconds (fractions allowed; default:\n"
             "                        until Ctrl-C or the target exits)\n"
-            "  -o, --output FILE     write to FILE (default: standard output)\n"
+            "  -o, --output FILE     write to FILE (default: standard output), replaced\n"
+            "                        whole once the profile is written (a recording that\n"
+            "                        fails, a full disk, leave it as it was)\n"
             "  -f, --format FORMAT   output format (default folded):\n");
     formats_usage(f);
     fprintf(f,
@@ -533,7 +537,9 @@ static void report_usage(FILE *f)
                "\n"
                "  -f, --format FORMAT   output format (default report):\n");
     formats_usage(f);
-    fprintf(f, "  -o, --output FILE     write to FILE (default: standard output)\n"
+    fprintf(f, "  -o, --output FILE     write to FILE (default: standard output), replaced\n"
+               "                        whole once written; not the recording read (but\n"
+               "                        with -f raw)\n"
                "      --threads         a root frame per OS thread\n"
                "      --idle            keep samples of idle threads\n"
                "      --sort acc|own    -f calls: order by samples on the stack (acc, the\n"

@@ -38,7 +38,7 @@ void launch__raise_nofile(void)
     nofile_raised = setrlimit(RLIMIT_NOFILE, &r) == 0;
 }
 
-static void child(char *const argv[], int errfd, int gofd)
+static void child(char *const argv[], int errfd, int gofd, bool stdout_to_stderr)
 {
     sigset_t none;
     int err;
@@ -52,6 +52,8 @@ static void child(char *const argv[], int errfd, int gofd)
     while (read(gofd, &go, 1) < 0 && errno == EINTR)
         ;
     close(gofd);
+    if (stdout_to_stderr)
+        dup2(STDERR_FILENO, STDOUT_FILENO);
     execvp(argv[0], argv);
     err = errno;
     if (write(errfd, &err, sizeof err) < 0) {
@@ -98,7 +100,7 @@ static int follow_to_exec(pid_t pid, int errfd, const char *cmd)
     }
 }
 
-int launch__start(char *const argv[], struct tracee *t, pid_t *pid)
+int launch__start(char *const argv[], bool stdout_to_stderr, struct tracee *t, pid_t *pid)
 {
     int fds[2], go[2], err;
     pid_t c;
@@ -125,7 +127,7 @@ int launch__start(char *const argv[], struct tracee *t, pid_t *pid)
     if (c == 0) {
         close(fds[0]);
         close(go[1]);
-        child(argv, fds[1], go[0]);
+        child(argv, fds[1], go[0], stdout_to_stderr);
     }
     close(fds[1]);
     close(go[0]);

@@ -11,12 +11,26 @@
  * while it is not text (raw, svg, pprof)? Then logs one line saying so. */
 bool output__refused(const char *path, const struct writer *w);
 
-/* Open path for w (NULL or "-": standard output), not truncating it yet.
- * Logs one line and returns NULL on failure (including output__refused). */
+/* Open path for w (NULL or "-": standard output). A regular file (or a new
+ * one) is written to a temporary file beside it, renamed over it by
+ * output__commit; Ctrl-C, SIGTERM or SIGHUP before then remove that file.
+ * Else the file is written in place, not truncated yet. Logs one line and
+ * returns NULL on failure (including output__refused). */
 FILE *output__open(const char *path, const struct writer *w);
 
-/* About to write: the file is truncated now (a regular one). */
+/* Is f written to a temporary file? */
+bool output__temporary(FILE *f);
+
+/* Is path (what output__open was given) the file other? */
+bool output__same_file(const char *path, const char *other);
+
+/* About to write: a file written in place is truncated now (a regular
+ * one). */
 void output__start(FILE *f);
+
+/* All written: flushed, and a temporary file renamed into place. Returns 0,
+ * or -1 with errno set. */
+int output__commit(FILE *f);
 
 /* Writing w's output failed (errno says why): logs one line and returns
  * the exit status, 1; but output cut short by its reader (a pipe into head:
@@ -24,8 +38,10 @@ void output__start(FILE *f);
  * of a command the signal would have ended. */
 int output__failed(const struct writer *w);
 
-/* Close unless it is standard output. If output__start was not called, the
- * file is left as it was: removed if output__open created it. */
+/* Close unless it is standard output. Not committed: a temporary file is
+ * removed, the file left as it was; a file written in place that
+ * output__start was not called for, left as it was, or removed if
+ * output__open created it. */
 void output__close(FILE *f);
 
 #endif

@@ -1431,7 +1431,10 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
     signal(SIGPIPE, SIG_IGN);
 
     if (o->argv) {
-        if (launch__start(o->argv, &r.t, &pid) < 0)
+        /* (A profile written to standard output, not a terminal: the
+         * command's own output is not mixed into it.) */
+        bool mixed = w && (!o->output || strcmp(o->output, "-") == 0) && !isatty(STDOUT_FILENO);
+        if (launch__start(o->argv, mixed, &r.t, &pid) < 0)
             goto done_signals;
         r.p.launched = true;
     } else if (tracee__attach(&r.t, pid) < 0) {
@@ -1654,8 +1657,12 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
     if (profile__keep_modules(&r.p, &r.ms) < 0)
         log__warn("out of memory keeping the module list: a raw file would be unnamed");
 
-    /* The target runs on its own now; a Ctrl-C from here on ends hsspy. */
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    /* The target runs on its own now; a Ctrl-C from here on ends hsspy,
+     * but a second one while a file is written (its temporary file) waits
+     * until the recording is in it. */
+    bool to_temporary = output__temporary(out);
+    if (!to_temporary)
+        sigprocmask(SIG_SETMASK, &old, NULL);
     struct out_opts oo = {o->threads, o->idle, o->sort};
     /* (Counted before a raw file's samples are dropped, for the last word.) */
     size_t written = r.p.nsamples;
@@ -1669,10 +1676,27 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
         profile__drop_samples(&r.p); /* (written: their memory goes to naming) */
         if (profile__symbolize(&r.p, &r.ms) < 0)
             log__warn("out of memory naming the frames: the raw file saves no names");
-        if (raw__write_names(&r.p, out) < 0 || fflush(out) != 0) {
+        if (raw__write_names(&r.p, out) < 0) {
             rc = output__failed(w);
             goto done;
         }
+    }
+    if (output__commit(out) < 0) {
+        rc = output__failed(w);
+        goto done;
+    }
+    if (to_temporary) {
+        /* (Signals that came while it was written: the recording was
+         * over.) */
+        struct timespec zero = {0, 0};
+        sigset_t ends;
+        sigemptyset(&ends);
+        sigaddset(&ends, SIGINT);
+        sigaddset(&ends, SIGTERM);
+        sigaddset(&ends, SIGHUP);
+        while (sigtimedwait(&ends, NULL, &zero) > 0)
+            ;
+        sigprocmask(SIG_SETMASK, &old, NULL);
     }
     if (r.p.children[0])
         log__warn("%s", r.p.children);

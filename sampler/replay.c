@@ -69,6 +69,11 @@ int replay__run(const struct replay_opts *o)
     }
     if (output__refused(o->output, w))
         return 2;
+    if (strcmp(w->name, "raw") != 0 && output__same_file(o->output, o->input)) {
+        log__error("%s is the recording being read: write the %s output to another file",
+                   o->output, w->name);
+        return 2;
+    }
     if (raw__read(o->input, &p, err, sizeof err) < 0) {
         log__error("cannot read %s: %s", o->input, err);
         return 1;
@@ -98,7 +103,7 @@ int replay__run(const struct replay_opts *o)
     output__start(out);
     if (w->write(&p, &(struct out_opts){.threads = o->threads, .idle = o->idle, .sort = o->sort},
                  out) < 0 ||
-        fflush(out) != 0) {
+        output__commit(out) < 0) {
         rc = output__failed(w);
         output__close(out);
         goto done_ms;
