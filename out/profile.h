@@ -103,6 +103,10 @@ struct prof_object {
     bool main;             /* the executable */
 };
 
+#define PROF_MADE_IDLE 1    /* --idle: idle threads' stacks read, their samples kept */
+#define PROF_MADE_THREADS 2 /* --threads */
+#define PROF_MADE_CCS 4     /* --stack ccs */
+
 struct profile {
     /* what was profiled */
     pid_t pid;
@@ -187,6 +191,10 @@ struct profile {
     bool short_slices;     /* ... or at normal priority in 0.1 ms slices */
     int nice;              /* the nice value it sampled at (not real-time) */
     unsigned long signals_forwarded, live_reads;
+    /* The options record was given that a report of its raw file takes as
+     * its own (PROF_MADE_*), if the file says (made_known). */
+    uint8_t made_with;
+    bool made_known;
 
     struct prof_module *modules;
     size_t nmodules;

@@ -220,6 +220,7 @@ static int write_raw_file(const struct profile *p, bool names_follow, FILE *f)
     put_u64(&s, p->soft_again); /* and later */
     put_u64(&s, p->pause_between);
     put_u64(&s, p->handler_entries); /* and later */
+    put_u8(&s, p->made_with); /* and later */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -527,6 +528,10 @@ static void read_meta(struct cur *c, struct profile *p)
         p->pause_between = get_u64(c, "a counter");
     if (!c->bad && c->left >= 8)
         p->handler_entries = get_u64(c, "a counter");
+    if (!c->bad && c->left >= 1) {
+        p->made_with = get_u8(c, "a flag") & (PROF_MADE_IDLE | PROF_MADE_THREADS | PROF_MADE_CCS);
+        p->made_known = true;
+    }
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

@@ -19,13 +19,16 @@ static void header(const struct profile *p, FILE *f)
 
     fprintf(f, "  target:    pid %d: %s\n", (int)p->pid, p->cmdline);
     if (p->ghc_version[0])
-        fprintf(f, "  runtime:   GHC %s\n", p->ghc_version);
+        fprintf(f, "  runtime:   GHC %s%s\n", p->ghc_version,
+                p->made_with & PROF_MADE_CCS
+                    ? "; Haskell stacks: cost-centre stacks (--stack ccs)"
+                    : "");
     fprintf(f, "  duration:  %.2f s\n", (double)p->duration_ns / 1e9);
     fprintf(f, "  rate:      %g Hz asked, %.1f Hz achieved, %" PRIu64 " ticks, %" PRIu64
                " missed\n",
             p->rate_hz, profile__achieved_hz(p), p->ticks, p->missed_ticks);
-    fprintf(f, "  samples:   %zu thread samples from %" PRIu64 " threads\n", p->nsamples,
-            visible_threads);
+    fprintf(f, "  samples:   %zu thread sample%s from %" PRIu64 " thread%s\n", p->nsamples,
+            p->nsamples == 1 ? "" : "s", visible_threads, visible_threads == 1 ? "" : "s");
     if (p->pause.n) {
         fprintf(f,
                 "  pause:     per stopped thread: mean %.1f us, median %.1f us, p99 %.1f us, "
@@ -67,7 +70,7 @@ static void header(const struct profile *p, FILE *f)
                        "on, sampled where it interrupted the thread", p->handler_entries);
         fprintf(f, ")\n");
     }
-    if (p->self_cpu_ns && p->duration_ns) {
+    if (p->self_cpu_ns && p->duration_ns && p->ticks) {
         char prio[32];
         if (p->realtime || !p->nice)
             snprintf(prio, sizeof prio, "%s priority", p->realtime ? "real-time" : "normal");
@@ -105,11 +108,13 @@ static void header(const struct profile *p, FILE *f)
         fprintf(f, "  switches:  whether a thread ran since its last sample, and whether it is on "
                    "a CPU, told ");
         if (p->cs_threads && p->cs_cpu_wide)
-            fprintf(f, "by the context-switch records of the per-CPU perf events for all %" PRIu64
-                       " threads", p->cs_threads);
+            fprintf(f, "by the context-switch records of the per-CPU perf events for %s%" PRIu64
+                       " thread%s", p->cs_threads == 1 ? "its " : "all ", p->cs_threads,
+                    p->cs_threads == 1 ? "" : "s");
         else if (p->cs_threads)
-            fprintf(f, "by its context-switch records (perf events) for %s%" PRIu64 " threads",
-                    p->cs_refused ? "" : "all ", p->cs_threads);
+            fprintf(f, "by its context-switch records (perf events) for %s%" PRIu64 " thread%s",
+                    p->cs_refused || p->cs_threads == 1 ? "" : "all ", p->cs_threads,
+                    p->cs_threads == 1 ? "" : "s");
         if (p->cs_refused)
             fprintf(f, "%sby /proc for %s%" PRIu64 " (perf events refused: %s)",
                     p->cs_threads ? "; " : "", p->cs_threads ? "" : "all ", p->cs_refused,
@@ -181,8 +186,9 @@ static void header(const struct profile *p, FILE *f)
         fprintf(f, "  restarted: %" PRIu64 " calls a stop interrupted (EINTR from epoll_wait and "
                    "the like) were restarted, unseen by the program\n", p->restarted);
     if (p->late)
-        fprintf(f, "  late:      %" PRIu64 " threads stopped after their tick (waiting for a "
-                   "CPU) and were sampled then\n", p->late);
+        fprintf(f, "  late:      %" PRIu64 " %s after %s tick (waiting for a CPU) and %s "
+                   "sampled then\n", p->late, p->late == 1 ? "thread stopped" : "threads stopped",
+                p->late == 1 ? "its" : "their", p->late == 1 ? "was" : "were");
     fprintf(f, "  errors:    %" PRIu64, errors);
     if (errors) {
         const char *sep = " (";

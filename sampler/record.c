@@ -1593,6 +1593,9 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
     tracee__detach(&r.t, 1000);
     r.p.nonblocking = r.t.pss != NULL;
     r.p.cs_cpu_wide = r.t.sw != NULL;
+    r.p.made_with = (uint8_t)((o->idle ? PROF_MADE_IDLE : 0) | (o->threads ? PROF_MADE_THREADS : 0) |
+                              (o->stack == STACK_CCS ? PROF_MADE_CCS : 0));
+    r.p.made_known = true;
     r.t.pss = r.t.sw = NULL;
     psample_set__close(&r.pss); /* no more samples for us */
     psample_set__close(&r.sws);

@@ -40,14 +40,16 @@ static void tell_unopened(const struct profile *p, const struct modset *ms, size
     if (n > 4 && len < sizeof list)
         snprintf(list + len, sizeof list - len, " and %zu more", n - 4);
     if (p->nsaved == p->nframes && p->nframes)
-        log__info("%zu of the recording's files are not on this machine or changed since "
-                  "(%s): %zu frames keep the names the recording saved",
-                  n, list, kept);
+        log__info("%zu of the recording's files %s not on this machine or changed since "
+                  "(%s): %zu frame%s the names the recording saved",
+                  n, n == 1 ? "is" : "are", list, kept, kept == 1 ? " keeps" : "s keep");
     else
         log__warn("%zu of the recording's files %s (%s): their frames are left unnamed "
                   "(a recording by this hsspy saves the names)",
                   n, changed == n ? "changed since the recording (their build-id differs)"
-                  : changed ? "are not on this machine or changed since the recording"
+                  : changed ? (n == 1 ? "is not on this machine or changed since the recording"
+                                      : "are not on this machine or changed since the recording")
+                  : n == 1  ? "is not on this machine"
                             : "are not on this machine",
                   list);
 }
@@ -101,7 +103,14 @@ int replay__run(const struct replay_opts *o)
     if (!(out = output__open(o->output, w)))
         goto done_ms;
     output__start(out);
-    if (w->write(&p, &(struct out_opts){.threads = o->threads, .idle = o->idle, .sort = o->sort},
+    /* (Options the recording was made with are the report's too.) */
+    bool idle = o->idle || (p.made_with & PROF_MADE_IDLE),
+         threads = o->threads || (p.made_with & PROF_MADE_THREADS);
+    if (o->idle && p.made_known && !(p.made_with & PROF_MADE_IDLE) && !p.ghc_version[0])
+        log__warn("%s was recorded without --idle: the stacks of its threads asleep in the "
+                  "kernel were not read (record with --idle to see them)",
+                  o->input);
+    if (w->write(&p, &(struct out_opts){.threads = threads, .idle = idle, .sort = o->sort},
                  out) < 0 ||
         output__commit(out) < 0) {
         rc = output__failed(w);

@@ -45,7 +45,7 @@ cp "$W/symtest_pie" "$T/chains.new" && mv -f "$T/chains.new" "$T/chains"
 "$HSSPY" report -f folded -o "$T/changed.folded" "$T/rec.raw" 2>"$T/changed.err"
 check_status "report-changed" $? "$T/changed.err"
 check "changed-said" "no word about the changed file: $(cat "$T/changed.err")" \
-    grep -Eq "1 of the recording's files are not on this machine or changed since \(chains\): [0-9]+ frames keep the names the recording saved" "$T/changed.err"
+    grep -Eq "1 of the recording's files is not on this machine or changed since \(chains\): [0-9]+ frames keep the names the recording saved" "$T/changed.err"
 check "changed-names-kept" "the changed file's frames lost their recorded names: $(head -n 3 "$T/changed.folded" | tr '\n' '|')" \
     has_line "$T/changed.folded" '(^|;)main;outer;middle;leaf [0-9]+$'
 check "changed-not-misnamed" "frames named from the new file: $(grep -o 'sym_[a-z_]*' "$T/changed.folded" | sort -u | head -n 3 | tr '\n' ' ')" \
@@ -94,3 +94,18 @@ if command -v script >/dev/null; then
 else
     skip "terminal" "script(1) is not installed"
 fi
+
+# The options a recording was made with that shape its samples, --idle and
+# --threads, are its report's too (before: --threads was ignored, and the
+# idle stacks --idle read were dropped unless report was given it again);
+# report --idle of a recording whose idle stacks were not read says so
+# (before: nothing, and no stack to show).
+"$HSSPY" record -q -F 99 -f raw --idle --threads -o "$T/idle.raw" -- "$W/sleeper" 0.5 2>"$T/err"
+check_status "made-with-record" $? "$T/err"
+"$HSSPY" report -q -f folded "$T/idle.raw" >"$T/idle.folded" 2>"$T/err"
+check "made-with-kept" "the report: $(head -n 2 "$T/idle.folded" | tr '\n' '|')" \
+    has_line "$T/idle.folded" '^tid [0-9]+ \(sleeper\);.*main;.*nanosleep [0-9]+$'
+"$HSSPY" record -q -F 99 -f raw -o "$T/busy.raw" -- "$W/sleeper" 0.5 2>"$T/err"
+"$HSSPY" report -f folded --idle "$T/busy.raw" >"$T/busy.folded" 2>"$T/err"
+check "idle-not-read-said" "stderr: $(tr '\n' '|' <"$T/err")" \
+    grep -q "^hsspy: warning: $T/busy.raw was recorded without --idle: the stacks of its threads asleep in the kernel were not read (record with --idle to see them)$" "$T/err"

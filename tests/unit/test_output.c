@@ -271,6 +271,36 @@ TEST(report_cpu_per_tick_after_the_first)
     profile__free(&p);
 }
 
+/* An empty recording (the program exited at once) gives no per-tick cost
+ * of hsspy (was "53.4% of one CPU ... (0 us per tick)"); one sample of one
+ * thread is said in the singular; a recording of cost-centre stacks says
+ * so. */
+TEST(report_header_words)
+{
+    struct profile p;
+    profile__init(&p);
+    p.rate_hz = 99;
+    p.duration_ns = 3000000;
+    p.self_cpu_ns = 1600000;
+    snprintf(p.ghc_version, sizeof p.ghc_version, "9.0.2");
+    char *s = render(&p, "report", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK(!strstr(s, "of one CPU"));
+    CHECK(strstr(s, "samples:   0 thread samples from 0 threads\n"));
+    CHECK(strstr(s, "runtime:   GHC 9.0.2\n"));
+    free(s);
+    p.ticks = 1;
+    p.made_with = PROF_MADE_CCS;
+    int t0 = profile__thread(&p, 42, "prog");
+    add(&p, t0, (int[]){0, 1}, 2, TAG_HASKELL, 'R', false, 1);
+    name_frames(&p, NAMES);
+    s = render(&p, "report", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK(strstr(s, "of one CPU"));
+    CHECK(strstr(s, "samples:   1 thread sample from 1 thread\n"));
+    CHECK(strstr(s, "runtime:   GHC 9.0.2; Haskell stacks: cost-centre stacks (--stack ccs)\n"));
+    free(s);
+    profile__free(&p);
+}
+
 TEST(speedscope_exact)
 {
     struct profile p;
