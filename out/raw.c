@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "out/text.h"
 #include "out/writer.h"
@@ -801,7 +803,7 @@ static void parse(struct src *src, struct profile *p, char *err, size_t errlen, 
         uint32_t type;
         uint64_t size;
         if (!sh) {
-            failf(c, "truncated: a section header runs past the end of its section");
+            failf(c, "truncated: the file ends before its section %u of %u", i + 1, nsec);
             break;
         }
         memcpy(&type, sh, 4);
@@ -876,6 +878,8 @@ static void parse(struct src *src, struct profile *p, char *err, size_t errlen, 
     }
     if (!c->bad && !seen[SEC_SAMPLES])
         failf(c, "truncated: the file ends before its samples");
+    if (!c->bad && src->left)
+        failf(c, "corrupt: %zu bytes after its last section (two files in one?)", src->left);
 out:
     free(tmp);
 }
@@ -897,9 +901,44 @@ int raw__parse(const uint8_t *buf, size_t len, struct profile *p, char *err, siz
     return 0;
 }
 
+/* All of fd (a pipe, a terminal), in memory: its length in *len, or NULL
+ * (errno set). */
+static uint8_t *read_all(int fd, size_t *len)
+{
+    size_t n = 0, cap = 1 << 16;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        if (n == cap) {
+            uint8_t *nb = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                free(buf);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(buf);
+            errno = e;
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    *len = n;
+    return buf;
+}
+
 int raw__read(const char *path, struct profile *p, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    bool in = strcmp(path, "-") == 0;
+    FILE *f = in ? stdin : fopen(path, "rb");
     struct stat st;
     struct cur c = {NULL, 0, err, errlen, false};
 
@@ -907,22 +946,41 @@ int raw__read(const char *path, struct profile *p, char *err, size_t errlen)
         snprintf(err, errlen, "%s", strerror(errno));
         return -1;
     }
-    if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "not a regular file");
-        fclose(f);
+    if (fstat(fileno(f), &st) < 0 || S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s", S_ISDIR(st.st_mode) ? "a directory" : strerror(errno));
+        if (!in)
+            fclose(f);
         return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        /* A pipe (zcat run.hsspy.gz | hsspy report -), standard input:
+         * read whole, then parsed from memory. */
+        size_t len;
+        uint8_t *buf = read_all(fileno(f), &len);
+        int e = errno;
+        if (!in)
+            fclose(f);
+        if (!buf) {
+            snprintf(err, errlen, "%s", strerror(e));
+            return -1;
+        }
+        int rc = raw__parse(buf, len, p, err, errlen);
+        free(buf);
+        return rc;
     }
     struct src src = {.f = f, .left = (size_t)st.st_size};
     if (profile__init(p) < 0) {
         snprintf(err, errlen, "out of memory");
-        fclose(f);
+        if (!in)
+            fclose(f);
         return -1;
     }
     parse(&src, p, err, errlen, &c);
     if (!c.bad && ferror(f))
         failf(&c, "read error");
     free(src.buf);
-    fclose(f);
+    if (!in)
+        fclose(f);
     if (c.bad) {
         profile__free(p);
         return -1;

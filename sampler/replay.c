@@ -76,8 +76,9 @@ int replay__run(const struct replay_opts *o)
                    o->output, w->name);
         return 2;
     }
+    const char *input = strcmp(o->input, "-") == 0 ? "standard input" : o->input;
     if (raw__read(o->input, &p, err, sizeof err) < 0) {
-        log__error("cannot read %s: %s", o->input, err);
+        log__error("cannot read %s: %s", input, err);
         return 1;
     }
     sm = calloc(p.nmodules ? p.nmodules : 1, sizeof *sm);
@@ -109,7 +110,7 @@ int replay__run(const struct replay_opts *o)
     if (o->idle && p.made_known && !(p.made_with & PROF_MADE_IDLE) && !p.ghc_version[0])
         log__warn("%s was recorded without --idle: the stacks of its threads asleep in the "
                   "kernel were not read (record with --idle to see them)",
-                  o->input);
+                  input);
     if (w->write(&p, &(struct out_opts){.threads = threads, .idle = idle, .sort = o->sort},
                  out) < 0 ||
         output__commit(out) < 0) {

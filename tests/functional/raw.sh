@@ -109,3 +109,20 @@ check "made-with-kept" "the report: $(head -n 2 "$T/idle.folded" | tr '\n' '|')"
 "$HSSPY" report -f folded --idle "$T/busy.raw" >"$T/busy.folded" 2>"$T/err"
 check "idle-not-read-said" "stderr: $(tr '\n' '|' <"$T/err")" \
     grep -q "^hsspy: warning: $T/busy.raw was recorded without --idle: the stacks of its threads asleep in the kernel were not read (record with --idle to see them)$" "$T/err"
+
+# From standard input or a pipe (zcat run.hsspy.gz | hsspy report -): the
+# same report (before: "cannot read -: No such file or directory", and "not
+# a regular file" for /dev/stdin).
+"$HSSPY" report -q -f folded - <"$T/rec.raw" >"$T/stdin.folded" 2>"$T/err"
+check_status "stdin-status" $? "$T/err"
+check "stdin-same" "differs from the file's report" cmp -s "$T/stdin.folded" "$T/from-raw.folded"
+cat "$T/rec.raw" | "$HSSPY" report -q -f folded /dev/stdin >"$T/pipe.folded" 2>"$T/err"
+check "pipe-same" "$(head -n 1 "$T/err")" cmp -s "$T/pipe.folded" "$T/from-raw.folded"
+head -c 2000 "$T/rec.raw" | "$HSSPY" report -q - >/dev/null 2>"$T/err"
+check "stdin-truncated" "stderr: $(tr '\n' '|' <"$T/err")" \
+    grep -q "^hsspy: cannot read standard input: truncated" "$T/err"
+# Two recordings in one file: refused, not the first read alone.
+cat "$T/rec.raw" "$T/rec.raw" >"$T/twice.raw"
+"$HSSPY" report -q "$T/twice.raw" >/dev/null 2>"$T/err"
+check "twice-refused" "stderr: $(tr '\n' '|' <"$T/err")" \
+    grep -q "^hsspy: cannot read $T/twice.raw: corrupt: [0-9]* bytes after its last section" "$T/err"

@@ -520,6 +520,22 @@ TEST(clear_errors)
     CHECK(strstr(err, "not an hsspy raw file"));
     CHECK(raw__parse(buf, len / 2, &b, err, sizeof err) < 0);
     CHECK(strstr(err, "truncated"));
+    /* Two recordings in one file (cat a.raw b.raw), or junk after one: the
+     * reader read the first and said nothing. */
+    uint8_t *twice = malloc(2 * len);
+    CHECK(twice != NULL);
+    memcpy(twice, buf, len);
+    memcpy(twice + len, buf, len);
+    CHECK(raw__parse(twice, len + 1, &b, err, sizeof err) < 0);
+    CHECK(strstr(err, "corrupt: 1 bytes after its last section"));
+    CHECK(raw__parse(twice, 2 * len, &b, err, sizeof err) < 0);
+    free(twice);
+    /* Ending where a section should begin: said so (was "a section header
+     * runs past the end of its section"). */
+    uint64_t first;
+    memcpy(&first, buf + 20, 8);
+    CHECK(raw__parse(buf, 28 + (size_t)first, &b, err, sizeof err) < 0);
+    CHECK(strstr(err, "truncated: the file ends before its section 2 of "));
     buf[8] = 9; /* version */
     CHECK(raw__parse(buf, len, &b, err, sizeof err) < 0);
     CHECK(strstr(err, "version 9"));
