@@ -463,9 +463,46 @@ int profile__symbolize(struct profile *p, struct modset *ms)
     return profile__symbolize_new(p, ms);
 }
 
+/* The object index + 1 of the recording's module that addr is in, made
+ * from what the recording saved of it (its file not opened here): 0 if
+ * none. (The file offset its first mapping maps: 0, a file's start, as
+ * the lowest mapping of an ELF file maps; the recording does not say.) */
+static int64_t saved_object(struct profile *p, uint64_t addr)
+{
+    size_t j = 0;
+    while (j < p->nmodules && !(addr >= p->modules[j].lo && addr < p->modules[j].hi))
+        j++;
+    if (j == p->nmodules || !p->modules[j].path)
+        return 0;
+    const struct prof_module *m = &p->modules[j];
+    for (size_t i = 0; i < p->nobjects; i++)
+        if (p->objects[i].start == m->lo && strcmp(p->objects[i].path, m->path) == 0)
+            return (int64_t)i + 1;
+    if (profile__grow((void **)&p->objects, &p->cap_objects, p->nobjects + 1, sizeof *p->objects) < 0)
+        return -ENOMEM;
+    struct prof_object *o = &p->objects[p->nobjects];
+    memset(o, 0, sizeof *o);
+    if (!(o->path = strdup(m->path)))
+        return -ENOMEM;
+    o->start = m->lo;
+    o->limit = m->hi;
+    for (uint32_t k = 0; k < m->build_id_len && 2 * k + 2 < sizeof o->build_id; k++)
+        snprintf(o->build_id + 2 * k, 3, "%02x", m->build_id[k]);
+    o->main = j == 0; /* (the executable is saved first) */
+    return (int64_t)++p->nobjects;
+}
+
 size_t profile__keep_saved(struct profile *p, const struct modset *ms)
 {
     size_t kept = 0;
+    /* Frames in files not opened here are still in their mappings. */
+    for (size_t i = 0; i < p->nnamed && p->frame_object; i++) {
+        uint64_t addr;
+        int64_t o;
+        if (!p->frame_object[i] && symbolize__code_addr(&p->frames[i], &addr) &&
+            !modset__find(ms, addr) && (o = saved_object(p, addr)) > 0)
+            p->frame_object[i] = (uint32_t)o;
+    }
     if (p->nsaved != p->nframes || p->nnamed != p->nframes)
         return 0;
     for (size_t i = 0; i < p->nframes; i++) {

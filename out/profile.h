@@ -324,8 +324,9 @@ static inline const uint32_t *profile__stack_ids(const struct profile *p, uint32
 
 /* After profile__symbolize from files: a frame whose address no module of
  * ms covers (its file missing or changed), or a cost centre when the
- * executable is missing, takes the name the recording saved, if any.
- * Returns how many frames did. */
+ * executable is missing, takes the name the recording saved, if any, and
+ * the mapping it saved (for pprof's mappings). Returns how many frames took
+ * a saved name. */
 size_t profile__keep_saved(struct profile *p, const struct modset *ms);
 
 /* The display name of a frame ("[unknown]" before symbolization). */

@@ -81,3 +81,20 @@ if [ -n "$want" ] && [ "${want:-0}" -gt 100 ] && [ "$got" = "$want" ]; then
 else
     fail "sample-total" "pprof counts '$got' samples, the comment says '$want' (want > 100)"
 fi
+
+# From a recording whose program is gone since: its mapping is still there,
+# from what the recording saved (path, span, build-id), and its locations
+# point at it (before: the mapping was left out, its locations had none).
+mkdir -p "$T/gone"
+cp "$W/chains" "$T/gone/chains"
+"$HSSPY" record -q -F 199 -f raw -o "$T/gone.raw" -- "$T/gone/chains" 0.5 >/dev/null 2>"$T/err"
+check_status "gone-record" $? "$T/err"
+rm "$T/gone/chains"
+"$HSSPY" report -q -f pprof -o "$T/gone.pb.gz" "$T/gone.raw" 2>"$T/err"
+check_status "gone-report" $? "$T/err"
+go tool pprof -raw "$T/gone.pb.gz" >"$T/gone.txt" 2>"$T/pprof.err"
+id=$(readelf -n "$W/chains" | sed -n 's/.*Build ID: *//p')
+m=$(sed -n "s|^ *\([0-9]*\): 0x[0-9a-f]*/0x[0-9a-f]*/0x[0-9a-f]* $T/gone/chains $id .*|\1|p" "$T/gone.txt")
+check "gone-mapping" "mappings: $(sed -n '/^Mappings/,$p' "$T/gone.txt" | tr '\n' '|')" test -n "$m"
+check "gone-locations" "no location of leaf in mapping ${m:-?}: $(grep -m 2 ' leaf ' "$T/gone.txt" | tr '\n' '|')" \
+    grep -Eq "^ +[0-9]+: 0x[0-9a-f]+ M=${m:-x} leaf " "$T/gone.txt"
