@@ -426,7 +426,14 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
      * code says it held its capability then, whatever they say now. */
     bool hs_then = tc->sampled && ur.reached_haskell && ur.hs_is_leaf && !v.holds_cap;
 
-    if (any_frame_in(out, ur.n, &r->gc)) {
+    /* (Not a Task asleep in yieldCapability above a collection's
+     * function, requestSync: it asked for a collection while another's
+     * was under way, let go of its capability, and waits to be given one
+     * back, as a Task waiting for a collection does: see below.) */
+    int gc_at = first_frame_in(out, ur.n, &r->gc), yield_at = first_frame_in(out, ur.n, &r->yield_cap);
+    bool gc_frames = gc_at >= 0 && !(yield_at >= 0 && yield_at < gc_at && !v.holds_cap &&
+                                     first_frame_in(out, yield_at, &r->wait_cond) >= 0);
+    if (gc_frames) {
         res->tag = TAG_GC;
         res->role = v.holds_cap ? ROLE_CAP : ROLE_IDLE_WORKER;
         /* Collecting in a callback (the scheduler's, under C code called
@@ -514,7 +521,10 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
     }
     if (v.suspended_tso) {
         res->role = ROLE_SAFE_FFI;
-        res->tag = TAG_SAFE_FFI;
+        /* Back from the call, waiting in resumeThread for a capability
+         * another thread holds: the runtime's scheduling, not foreign
+         * code. */
+        res->tag = any_frame_in(out, ur.n, &r->rts_calls) ? TAG_RTS : TAG_SAFE_FFI;
         if (ur.reached_haskell && code_ranges__has(&r->events, ur.hs_pc - 1)) {
             /* GHC's IO or timer manager waiting in epoll/poll: the runtime
              * waiting for events, not the program working. */
@@ -546,6 +556,10 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
      * capabilities lose while one collects. Not asleep, it is the
      * runtime's code handing a capability over or waking to take one.) */
     res->tag = v.gc_sync ? TAG_GC : sleeping(tc->state) ? TAG_IDLE : TAG_RTS;
+    if (v.cap_collected) {
+        res->cap = v.cap_no;
+        res->cap_collected = true;
+    }
 }
 
 void hs_sample__build(struct rts *r, struct unwinder *uw, const struct thread_capture *tc,

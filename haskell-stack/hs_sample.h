@@ -30,6 +30,8 @@ struct hs_sample {
     enum sample_tag tag;
     enum thread_role role;
     int cap;              /* capability held, -1 if none */
+    bool cap_collected;   /* cap: not held by the thread but by a collection's
+                           * Task, which it waits for */
     enum walk_error err;  /* the first thing that went wrong, WE_NONE if nothing */
     bool c_error;         /* the C unwind failed */
     struct unwind_result ur; /* how the C unwind went */

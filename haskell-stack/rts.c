@@ -78,6 +78,7 @@ void rts__free(struct rts *r)
     free(r->own_entry.r);
     free(r->init.r);
     free(r->wait_cond.r);
+    free(r->yield_cap.r);
     free(r->resumed.r);
     free(r->events.r);
     free(r->epoll.r);
@@ -270,6 +271,8 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
         sc->err |= add_range(&r->mark, lo, hi);
     if (strcmp(name, "waitCondition") == 0)
         sc->err |= add_range(&r->wait_cond, lo, hi);
+    if (strcmp(name, "yieldCapability") == 0)
+        sc->err |= add_range(&r->yield_cap, lo, hi);
     if (in_list(gc_functions, name))
         sc->err |= add_range(&r->gc, lo, hi);
     else if (in_list(waiting_functions, name))
@@ -582,6 +585,7 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     sort_ranges(&r->own_entry);
     sort_ranges(&r->init);
     sort_ranges(&r->wait_cond);
+    sort_ranges(&r->yield_cap);
     if (event_ranges(r, m) < 0) {
         log__error("out of memory reading the symbols of %s", m->path);
         return -ENOMEM;
@@ -1109,6 +1113,12 @@ void rts__capture_thread(const struct rts *r, pid_t pid, pid_t tid,
          * collection? (rts_view.gc_sync) */
         if (v)
             rts__grab(pid, img, v + (uint64_t)(int64_t)L->task.cap.off, 8);
+        /* (A bound thread's: is its Haskell thread blocked? See work_after.) */
+        uint64_t bound;
+        if (incall && rts__field(img, incall, L->incall.tso, &bound) && bound &&
+            rts_layout__has(L->tso.why_blocked))
+            rts__grab(pid, img, bound + (uint64_t)(int64_t)L->tso.why_blocked.off,
+                      (size_t)L->tso.why_blocked.size);
         if (r->pending_sync && rts__grab(pid, img, r->pending_sync, 8) &&
             memimg__read_u64(img, r->pending_sync, &v) == 0 && v)
             rts__grab(pid, img, v, PENDING_SYNC_SIZE);
@@ -1231,11 +1241,12 @@ static void thread_state(const struct rts *r, const struct user_regs_struct *reg
  * reset as the collection itself begins). (A capability the runtime's
  * setNumCapabilities or forkProcess stops is counted so too.) */
 static bool gc_sync_holds(const struct rts *r, const struct memimg *img, uint64_t holder,
-                          uint64_t cap)
+                          uint64_t cap, bool *as_another)
 {
     uint64_t own;
+    *as_another = false;
     if (holder && rts__field(img, holder, r->L->task.cap, &own) && own && own != cap)
-        return true;
+        return *as_another = true;
     uint64_t sync, task;
     uint32_t type;
     return r->pending_sync && memimg__read_u64(img, r->pending_sync, &sync) == 0 && sync &&
@@ -1243,6 +1254,27 @@ static bool gc_sync_holds(const struct rts *r, const struct memimg *img, uint64_
            (type == SYNC_GC_SEQ || type == SYNC_GC_PAR || type == SYNC_FLUSH_UPD_REM_SET) &&
            memimg__read_u64(img, sync + PENDING_SYNC_TASK, &task) == 0 && task &&
            (!holder || task == holder);
+}
+
+/* A Task waiting for capability cap while a collection holds it: has it
+ * work to take up once the collection gives it back? (Else it is idle: a
+ * spare worker asleep on an idle capability, which a collection takes as
+ * well; a bound thread's Task whose Haskell thread is blocked, in
+ * threadDelay, say. It slept before the collection and sleeps on after
+ * it.) A bound Task has, if its Haskell thread is not blocked; a worker,
+ * if the capability has threads to run or Tasks coming back to it from
+ * safe calls (one spare worker is given it then). */
+static bool work_after(const struct rts *r, const struct memimg *img, uint64_t cap,
+                       uint64_t incall)
+{
+    const struct rts_layout *L = r->L;
+    uint64_t tso = 0, why, n;
+    if (incall && rts__field(img, incall, L->incall.tso, &tso) && tso)
+        return !rts__field(img, tso, L->tso.why_blocked, &why) ||
+               why == (uint64_t)L->why_blocked.NotBlocked;
+    if (rts__field(img, cap, L->capability.n_run_queue, &n) && n)
+        return true;
+    return rts__field(img, cap, L->capability.returning_tasks_hd, &n) && n;
 }
 
 bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
@@ -1277,7 +1309,10 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
         v->holds_cap = x == v->task;
         if (v->holds_cap && rts__field(img, v->cap, L->capability.in_haskell, &x))
             v->in_haskell = (x & 0xff) != 0;
-        v->gc_sync = !v->holds_cap && gc_sync_holds(r, img, x, v->cap);
+        bool as_another;
+        v->gc_sync = !v->holds_cap && gc_sync_holds(r, img, x, v->cap, &as_another) &&
+                     work_after(r, img, v->cap, v->incall);
+        v->cap_collected = v->gc_sync && as_another;
     }
     if (v->incall && !rts__field(img, v->incall, L->incall.suspended_tso, &v->suspended_tso))
         return false;

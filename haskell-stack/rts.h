@@ -113,6 +113,7 @@ struct rts {
     struct code_ranges init;      /* hs_init, hs_init_ghc, ...: the runtime starting */
     struct code_ranges mark;      /* the nonmoving collector's mark thread's own function */
     struct code_ranges wait_cond; /* waitCondition, where that thread waits for work (9.10) */
+    struct code_ranges yield_cap; /* yieldCapability: a Task lets go of its capability */
     struct code_ranges resumed;   /* the program's code just after each `call resumeThread`,
                                    * up to the instruction that reloads Sp (rbp) from its
                                    * chunk: rbp, SpLim and CCCS are those from before the call */
@@ -201,6 +202,9 @@ struct rts_view {
     bool gc_sync;           /* not held: a Task that stopped every capability
                              * for a collection holds it (see gc_sync_holds),
                              * the thread waits for it to be given back */
+    bool cap_collected;     /* ... and that Task holds it as one of several, its
+                             * own capability another (no sample of its own
+                             * says it holds this one) */
     uint64_t incall;
     uint64_t suspended_tso; /* in a safe foreign call: the TSO it left */
     uint64_t tso;           /* the TSO whose stack this sample walks, or 0 */

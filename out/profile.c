@@ -665,7 +665,7 @@ void profile__name_roles(struct profile *p)
     while (profile__next(&it, &s)) {
         if (s.role < ROLE__COUNT)
             c[s.thread].roles[s.role]++;
-        if (s.cap >= 0 && s.cap < 256)
+        if (s.cap >= 0 && s.cap < 256 && !(s.flags & SAMPLE_CAP_COLLECTED))
             c[s.thread].caps[s.cap]++;
     }
     profile__iter_free(&it);

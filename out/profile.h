@@ -47,6 +47,9 @@ struct prof_thread {
  * from the switch that preempted it, or repeated for a thread that has not
  * run since the tick before. Not counted on CPU. */
 #define SAMPLE_WAITING 2
+/* cap is not held by the thread: a collection holds it (one Task stopped
+ * every capability, under +RTS -qg or -qn), and the thread waits for it. */
+#define SAMPLE_CAP_COLLECTED 4
 
 struct prof_sample {
     uint64_t t_ns;   /* since the recording started */
@@ -54,8 +57,9 @@ struct prof_sample {
     uint32_t stack;  /* stack id */
     uint8_t tag;     /* enum sample_tag */
     char state;      /* /proc state letter before the stop */
-    uint8_t flags;   /* SAMPLE_IDLE, SAMPLE_WAITING */
-    int16_t cap;     /* capability held, -1 if none/unknown */
+    uint8_t flags;   /* SAMPLE_IDLE, SAMPLE_WAITING, SAMPLE_CAP_COLLECTED */
+    int16_t cap;     /* capability held (or, SAMPLE_CAP_COLLECTED, waited for),
+                      * -1 if none/unknown */
     uint8_t role;    /* enum thread_role */
 };
 

@@ -297,7 +297,10 @@ static int thread_section(const struct profile *p, const struct out_opts *o, siz
 }
 
 /* Which OS threads held each capability, and what the holder was doing:
- * shares of all ticks (a capability nobody holds is free). */
+ * shares of all ticks (a capability nobody holds is free). One a
+ * collection holds while a thread waits for it (SAMPLE_CAP_COLLECTED:
+ * under +RTS -qg or -qn, the collecting Task holds every capability) is
+ * held by the collection, gc. */
 static int capability_section(const struct profile *p, FILE *f)
 {
     struct prof_iter it;
@@ -316,12 +319,22 @@ static int capability_section(const struct profile *p, FILE *f)
     uint64_t *held = calloc((size_t)ncaps, sizeof *held);
     uint64_t *tags = calloc((size_t)ncaps * TAG__COUNT, sizeof *tags);
     uint64_t *by = calloc((size_t)ncaps * nt, sizeof *by);
+    uint64_t *collected = calloc((size_t)ncaps, sizeof *collected);
     int r = -1;
-    if (!held || !tags || !by || profile__iter(p, &it) < 0)
+    if (!held || !tags || !by || !collected || profile__iter(p, &it) < 0)
         goto out;
     while (profile__next(&it, &s)) {
         if (s.cap < 0)
             continue;
+        if (s.flags & SAMPLE_CAP_COLLECTED) {
+            /* (Each thread waiting for it says so: one a tick, mostly.) */
+            if (collected[s.cap] < p->ticks) {
+                collected[s.cap]++;
+                held[s.cap]++;
+                tags[(size_t)s.cap * TAG__COUNT + TAG_GC]++;
+            }
+            continue;
+        }
         held[s.cap]++;
         tags[(size_t)s.cap * TAG__COUNT + s.tag]++;
         by[(size_t)s.cap * nt + s.thread]++;
@@ -338,6 +351,8 @@ static int capability_section(const struct profile *p, FILE *f)
                 snprintf(key, sizeof key, "tid %d", (int)p->threads[t].tid);
                 counter__add(&bc, key, by[(size_t)c * nt + t], 0);
             }
+        if (collected[c])
+            counter__add(&bc, "a collection", collected[c], 0);
         fprintf(f, "  capability %d: held %.1f%%", c,
                 100.0 * (double)held[c] / (double)p->ticks);
         struct counter_entry *v = counter__sorted(&bc, COUNTER_BY_COUNT);
@@ -360,6 +375,7 @@ out:
     free(held);
     free(tags);
     free(by);
+    free(collected);
     return r;
 }
 

@@ -278,6 +278,7 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     bool walked = false;
     bool clean = false; /* the runtime says idle, and the walk had no error */
     bool failed = false; /* the walk ended in an error */
+    bool gc_wait = false; /* waiting for its capability, which a collection holds */
     /* (Errors are counted in samples: a capture that stands for ticks the
      * thread took to stop counts for each, as its sample does.) */
     uint32_t weight = tc->weight ? tc->weight : 1;
@@ -315,6 +316,9 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         s.tag = (uint8_t)hs.tag;
         s.role = (uint8_t)hs.role;
         s.cap = (int16_t)hs.cap;
+        if (hs.cap_collected)
+            s.flags |= SAMPLE_CAP_COLLECTED;
+        gc_wait = hs.v.gc_sync;
         r->p.threads[ti].tso = hs.v.tso;
         r->p.threads[ti].stack = hs.v.stack;
         r->p.threads[ti].stack_sp = hs.v.saved_sp;
@@ -383,6 +387,11 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         keep_idle(k, tc->where, k->last);
     if (complete)
         tracee__settled(&r->t, th);
+    /* Waiting for a collection: the next tick looks at it again, not
+     * repeat this while it sleeps on (as a Task whose capability the
+     * collection took while it was idle would, had it work after). */
+    if (gc_wait)
+        th->has_base = false;
 }
 
 /* A thread that has not run since its last sample is where it was: repeat

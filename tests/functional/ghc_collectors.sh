@@ -23,6 +23,15 @@
 #
 # The demo program (-N2; Haskell compute, allocation, unsafe and safe
 # calls) for each GHC version here.
+#
+# Frequent collections (gcchurn.hs, +RTS -A256k -N2: two thousand a
+# second): a worker with nothing to do, asleep, is [idle] for all the
+# collections around it. (Before: a worker asleep in yieldCapability
+# under requestSync, having asked for a collection while another's was
+# under way, was [gc] by those frames for as long as it slept, a whole run
+# long, 1 run in 3; and a worker or a bound thread whose capability a
+# collection held was [gc] while it slept, work or no work, and so for
+# good where it did not run again.)
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
@@ -94,7 +103,28 @@ collectors() { # SUITE CASE-PREFIX
         test "$invalid" -gt 0 -a "$invalid" -le "${errors:-0}"
 }
 
+# Each thread that hardly ran (on a CPU under 5% of its samples) has
+# under a fifth of them [gc], over 4 runs.
+idle_through_collections() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2-frequent prog run bad=""
+    prog=$(hs_build "$suite" gcchurn gcchurn.hs -- -O1 -threaded -rtsopts) ||
+        { fail "$c-build" "ghc could not build gcchurn.hs"; return; }
+    for run in 1 2 3 4; do
+        hs_record "$suite" /dev/null "$T/err" -q -F 199 -f report -o "$T/churn.report" \
+            -- "$prog" 1 +RTS -N2 -A256k -RTS
+        check_status "$c-$run-record" $? "$T/err"
+        bad+=$(grep -A1 '^thread ' "$T/churn.report" | paste - - - 2>/dev/null |
+            awk '{ cpu = -1; gc = 0
+                   for (i = 1; i < NF; i++) {
+                       if ($i == "CPU") { cpu = $(i + 1); sub(/[%,]+$/, "", cpu) }
+                       if ($i == "gc") { gc = $(i + 1); sub(/%$/, "", gc) } }
+                   if (cpu >= 0 && cpu + 0 < 5 && gc + 0 >= 20) print }' | tr -s ' ' | cut -c1-200)
+    done
+    check "$c-idle-not-gc" "threads that hardly ran, mostly [gc]: $bad" test -z "$bad"
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
     collectors "$suite" "ghc-$(ghc_version "$suite")"
+    idle_through_collections "$suite" "ghc-$(ghc_version "$suite")"
 done

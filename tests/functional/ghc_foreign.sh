@@ -241,8 +241,24 @@ in_calls() { # SUITE CASE-PREFIX
         test "$own" -eq 0
 }
 
+# Back from a safe call, a thread waits in resumeThread for its
+# capability, which another thread holds (capwait.hs, -N1: a loop of unsafe
+# calls that lets go of it every 20 ms): the runtime's scheduling, [rts],
+# not the foreign call, [safe-ffi] (before: all [safe-ffi], ninety per cent
+# of the calling thread's samples, while its call took a tenth).
+cap_wait() { # SUITE CASE-PREFIX
+    local suite=$1 c=$2-capwait f waiting ffi
+    build_and_record "$suite" "$c" capwait capwait.hs -- -O1 -threaded -rtsopts || return
+    f="$T/capwait.folded"
+    waiting=$(count_matching "$f" '^tid [0-9]+ \([^)]*\);\[rts\];.*;resumeThread;waitForCapability;')
+    ffi=$(count_matching "$f" '^tid [0-9]+ \([^)]*\);\[safe-ffi\];.*;resumeThread;')
+    check "$c-rts" "$waiting samples waiting in resumeThread are [rts], $ffi [safe-ffi]: $(grep -E ';resumeThread;' "$f" | sort -t' ' -k4 -nr | head -n 2 | tr '\n' '|')" \
+        test "$waiting" -ge 100 -a "$ffi" -eq 0
+}
+
 ghc_targets
 for suite in $GHC_TARGETS; do
+    cap_wait "$suite" "ghc-$(ghc_version "$suite")"
     foreign_threads "$suite" "ghc-$(ghc_version "$suite")"
     embedded "$suite" "ghc-$(ghc_version "$suite")"
     in_calls "$suite" "ghc-$(ghc_version "$suite")"

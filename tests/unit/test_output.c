@@ -849,3 +849,34 @@ TEST(role_names)
     CHECK_EQ_STR(p.threads[mixed].role, "");
     profile__free(&p);
 }
+
+/* A capability a collection holds as one of several, which a thread waits
+ * for (SAMPLE_CAP_COLLECTED), is held by "a collection", gc, in the
+ * report's table (was "free"); the waiting thread is not named after it. */
+TEST(capability_held_by_a_collection)
+{
+    struct profile p;
+    profile__init(&p);
+    p.pid = 10;
+    p.ticks = 10;
+    p.rate_hz = 99;
+    p.duration_ns = 100000000;
+    int holder = profile__thread(&p, 10, "prog");
+    int waiter = profile__thread(&p, 11, "prog:w");
+    add(&p, holder, (int[]){0, 1}, 2, TAG_HASKELL, 'R', false, 0); /* (its stack: id 0) */
+    add_roles(&p, holder, ROLE_CAP, 0, 10);
+    for (int k = 0; k < 10; k++) {
+        struct prof_sample s = {.thread = (uint32_t)waiter, .role = ROLE_IDLE_WORKER,
+                                .cap = k < 4 ? 1 : -1, .tag = k < 4 ? TAG_GC : TAG_IDLE,
+                                .state = 'S', .flags = k < 4 ? SAMPLE_CAP_COLLECTED : SAMPLE_IDLE};
+        profile__add(&p, &s);
+    }
+    profile__name_roles(&p);
+    name_frames(&p, NAMES);
+    CHECK_EQ_STR(p.threads[waiter].role, "idle worker");
+    char *s = render(&p, "report", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK(strstr(s, "  capability 1: held 40.0% (by a collection 40.0%)\n    gc 40.0% free 60.0%\n"));
+    CHECK(strstr(s, "  capability 0: held 100.0% (by tid 10 100.0%)\n"));
+    free(s);
+    profile__free(&p);
+}

@@ -1,0 +1,46 @@
+-- capwait: a safe foreign call's thread, back from the call, waits for its
+-- capability, which another thread holds (-N1) in a loop of unsafe calls
+-- that neither allocates nor yields: it waits in resumeThread, the
+-- runtime's scheduling, most of the time, and naps in the call the rest.
+--   main -> napLoop --safe--> usleep
+--   hog (forkIO) -> spinLoop --unsafe--> cos
+-- Usage: capwait SECONDS (+RTS -N1)
+{-# LANGUAGE BangPatterns #-}
+module Main (main) where
+
+import Control.Concurrent (forkIO, yield)
+import Control.Exception (evaluate)
+import Foreign.C.Types (CDouble (..), CInt (..), CUInt (..))
+import GHC.Clock (getMonotonicTime)
+import System.Environment (getArgs)
+
+foreign import ccall safe "unistd.h usleep" c_usleep :: CUInt -> IO CInt
+foreign import ccall unsafe "math.h cos" c_cos :: CDouble -> CDouble
+
+spinLoop :: Int -> CDouble -> CDouble
+spinLoop 0 !acc = acc
+spinLoop n !acc = spinLoop (n - 1) (c_cos acc)
+{-# NOINLINE spinLoop #-}
+
+-- About 20 ms at a time holding the capability (a new argument each time:
+-- not one constant evaluated once), then it lets it go.
+hog :: Int -> IO ()
+hog i = do
+  x <- evaluate (spinLoop 1000000 (fromIntegral i))
+  if x > 2 then print x else yield
+  hog (i + 1)
+{-# NOINLINE hog #-}
+
+napLoop :: Double -> IO ()
+napLoop end = do
+  _ <- c_usleep 1000
+  t <- getMonotonicTime
+  if t < end then napLoop end else pure ()
+{-# NOINLINE napLoop #-}
+
+main :: IO ()
+main = do
+  [secs] <- getArgs
+  t0 <- getMonotonicTime
+  _ <- forkIO (hog 0)
+  napLoop (t0 + read secs)
