@@ -29,8 +29,13 @@ static void frame_line(const struct profile *p, int i, uint32_t id, FILE *f)
 {
     const struct raw_frame *r = &p->frames[id];
     const struct frame_sym *s = p->syms ? &p->syms[id] : NULL;
-    fprintf(f, "  #%-3d 0x%016" PRIx64 " %-10s %s", i, r->addr, kind_name(r->kind),
-            profile__frame_name(p, id));
+    /* (No address: an update frame whose thunk is a black hole already, an
+     * error, the cut of a walk. Not 0x0000000000000000.) */
+    if (r->kind == FK_INVALID || r->kind == FK_TRUNCATED || !r->addr)
+        fprintf(f, "  #%-3d %-18s %-10s %s", i, "-", kind_name(r->kind), profile__frame_name(p, id));
+    else
+        fprintf(f, "  #%-3d 0x%016" PRIx64 " %-10s %s", i, r->addr, kind_name(r->kind),
+                profile__frame_name(p, id));
     if (r->kind == FK_INVALID)
         fprintf(f, " (%s)", walk_error__str((enum walk_error)r->addr));
     if (s && s->object)

@@ -393,31 +393,46 @@ bool profile__next(struct prof_iter *it, struct prof_sample *s)
     return true;
 }
 
-/* The object index + 1 of a frame's module, adding the module on first
- * sight; 0 if the frame is in none. (Modules are matched by path and
- * start, not by pointer: a live view re-reads the maps, and a module
- * unmapped since may have left its memory to another.) */
-static int64_t frame_object(struct profile *p, struct modset *ms, const struct raw_frame *f)
+/* The object index + 1 of the object at path from lo to hi, added if it is
+ * new (then *made is it, for the caller to fill in; else NULL); -ENOMEM.
+ * (Matched by path and start, not by pointer: a live view re-reads the
+ * maps, and a module unmapped since may have left its memory to
+ * another.) */
+static int64_t object_at(struct profile *p, const char *path, uint64_t lo, uint64_t hi,
+                         struct prof_object **made)
 {
-    uint64_t addr;
-    const struct module *m;
-    if (!symbolize__code_addr(f, &addr) || !(m = modset__find(ms, addr)))
-        return 0;
+    *made = NULL;
     for (size_t i = 0; i < p->nobjects; i++)
-        if (p->objects[i].start == m->lo && strcmp(p->objects[i].path, m->path) == 0)
+        if (p->objects[i].start == lo && strcmp(p->objects[i].path, path) == 0)
             return (int64_t)i + 1;
     if (profile__grow((void **)&p->objects, &p->cap_objects, p->nobjects + 1, sizeof *p->objects) < 0)
         return -ENOMEM;
     struct prof_object *o = &p->objects[p->nobjects];
     memset(o, 0, sizeof *o);
-    if (!(o->path = strdup(m->path)))
+    if (!(o->path = strdup(path)))
         return -ENOMEM;
-    o->start = m->lo;
-    o->limit = m->hi;
-    o->offset = m->lo_offset;
-    module__build_id_hex(m, o->build_id, sizeof o->build_id);
-    o->main = m == ms->main;
+    o->start = lo;
+    o->limit = hi;
+    *made = o;
     return (int64_t)++p->nobjects;
+}
+
+/* The object index + 1 of a frame's module, adding the module on first
+ * sight; 0 if the frame is in none. */
+static int64_t frame_object(struct profile *p, struct modset *ms, const struct raw_frame *f)
+{
+    uint64_t addr;
+    const struct module *m;
+    struct prof_object *o;
+    if (!symbolize__code_addr(f, &addr) || !(m = modset__find(ms, addr)))
+        return 0;
+    int64_t i = object_at(p, m->path, m->lo, m->hi, &o);
+    if (o) {
+        o->offset = m->lo_offset;
+        module__build_id_hex(m, o->build_id, sizeof o->build_id);
+        o->main = m == ms->main;
+    }
+    return i;
 }
 
 /* Does this frame point at code no module known yet covers? */
@@ -475,21 +490,14 @@ static int64_t saved_object(struct profile *p, uint64_t addr)
     if (j == p->nmodules || !p->modules[j].path)
         return 0;
     const struct prof_module *m = &p->modules[j];
-    for (size_t i = 0; i < p->nobjects; i++)
-        if (p->objects[i].start == m->lo && strcmp(p->objects[i].path, m->path) == 0)
-            return (int64_t)i + 1;
-    if (profile__grow((void **)&p->objects, &p->cap_objects, p->nobjects + 1, sizeof *p->objects) < 0)
-        return -ENOMEM;
-    struct prof_object *o = &p->objects[p->nobjects];
-    memset(o, 0, sizeof *o);
-    if (!(o->path = strdup(m->path)))
-        return -ENOMEM;
-    o->start = m->lo;
-    o->limit = m->hi;
-    for (uint32_t k = 0; k < m->build_id_len && 2 * k + 2 < sizeof o->build_id; k++)
-        snprintf(o->build_id + 2 * k, 3, "%02x", m->build_id[k]);
-    o->main = j == 0; /* (the executable is saved first) */
-    return (int64_t)++p->nobjects;
+    struct prof_object *o;
+    int64_t i = object_at(p, m->path, m->lo, m->hi, &o);
+    if (o) {
+        for (uint32_t k = 0; k < m->build_id_len && 2 * k + 2 < sizeof o->build_id; k++)
+            snprintf(o->build_id + 2 * k, 3, "%02x", m->build_id[k]);
+        o->main = j == 0; /* (the executable is saved first) */
+    }
+    return i;
 }
 
 size_t profile__keep_saved(struct profile *p, const struct modset *ms)

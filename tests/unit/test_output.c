@@ -880,3 +880,24 @@ TEST(capability_held_by_a_collection)
     free(s);
     profile__free(&p);
 }
+
+/* A frame with no address (an update frame whose thunk is a black hole
+ * already) shows "-" in the dump's address column, not 0x0000000000000000. */
+TEST(dump_frame_without_address)
+{
+    struct profile p;
+    profile__init(&p);
+    p.pid = 10;
+    p.ticks = 1;
+    int t0 = profile__thread(&p, 10, "prog");
+    struct raw_frame f[2] = {{1, FK_PC, 0}, {0, FK_HS_UPDATE, 0}};
+    int64_t st = profile__stack(&p, f, 2);
+    profile__add(&p, &(struct prof_sample){.thread = (uint32_t)t0, .stack = (uint32_t)st,
+                                           .tag = TAG_HASKELL, .state = 'R', .cap = -1});
+    name_frames(&p, NAMES);
+    char *s = render(&p, "dump", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK(strstr(s, "  #0   0x0000000000000001 pc         middle\n"));
+    CHECK(strstr(s, "  #1   -                  update     leaf\n"));
+    free(s);
+    profile__free(&p);
+}
