@@ -201,7 +201,8 @@ struct rts_view {
     bool in_haskell;        /* cap->in_haskell, when held */
     bool gc_sync;           /* not held: a Task that stopped every capability
                              * for a collection holds it (see gc_sync_holds),
-                             * the thread waits for it to be given back */
+                             * the thread waits for it to be given back, with
+                             * work to take up then (see work_after) */
     bool cap_collected;     /* ... and that Task holds it as one of several, its
                              * own capability another (no sample of its own
                              * says it holds this one) */

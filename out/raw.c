@@ -731,6 +731,13 @@ static void read_sample_records(struct cur *c, struct profile *p, uint32_t first
                   s.stack, s.tag);
             break;
         }
+        /* (Taken while it recorded: a time far past its end is damage, which
+         * a trace would draw hours long.) */
+        if (p->duration_ns && s.t_ns > p->duration_ns + p->duration_ns / 10 + 1000000000ull) {
+            failf(c, "corrupt: sample %u at %.1f s of a %.1f s recording", i, (double)s.t_ns / 1e9,
+                  (double)p->duration_ns / 1e9);
+            break;
+        }
         /* A /proc state letter, '?' or none: it is printed as it is. */
         if (s.state && s.state != '?' && !((s.state >= 'A' && s.state <= 'Z') ||
                                            (s.state >= 'a' && s.state <= 'z'))) {

@@ -536,6 +536,18 @@ TEST(clear_errors)
     memcpy(&first, buf + 20, 8);
     CHECK(raw__parse(buf, 28 + (size_t)first, &b, err, sizeof err) < 0);
     CHECK(strstr(err, "truncated: the file ends before its section 2 of "));
+    /* A sample's time far past the recording's end: damage (a flipped
+     * byte gave a trace an event at 62,672 s of a 3 s recording). */
+    struct profile late;
+    build(&late);
+    profile__add(&late, &(struct prof_sample){.t_ns = 62672000000000ull, .thread = 0, .stack = 0,
+                                              .tag = TAG_HASKELL, .state = 'R', .cap = -1});
+    size_t late_len;
+    uint8_t *late_buf = serialize(&late, &late_len);
+    CHECK(raw__parse(late_buf, late_len, &b, err, sizeof err) < 0);
+    CHECK(strstr(err, "corrupt: sample 10 at 62672.0 s of a 3.0 s recording"));
+    free(late_buf);
+    profile__free(&late);
     buf[8] = 9; /* version */
     CHECK(raw__parse(buf, len, &b, err, sizeof err) < 0);
     CHECK(strstr(err, "version 9"));
