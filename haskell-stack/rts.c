@@ -128,10 +128,13 @@ static const char *const wanted_names[S__COUNT] = {
 };
 
 /* C functions whose presence on a C stack means the thread is collecting
- * garbage (or waiting for the others to stop for it). */
+ * garbage (or waiting for the others to stop for it); and those a program
+ * calls to collect (System.Mem.performGC, C's hs_perform_gc), which first
+ * wait for a capability to collect with. */
 static const char *const gc_functions[] = {
     "GarbageCollect", "gcWorkerThread", "scheduleDoGC", "waitForGcThreads",
-    "requestSync", "stopAllCapabilitiesWith", "nonmovingCollect", NULL,
+    "requestSync", "stopAllCapabilitiesWith", "nonmovingCollect", "performGC",
+    "performMajorGC", "performBlockingMajorGC", NULL,
 };
 
 /* The non-threaded RTS waits for I/O and timers inside the scheduler. */

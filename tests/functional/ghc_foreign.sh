@@ -254,6 +254,17 @@ cap_wait() { # SUITE CASE-PREFIX
     ffi=$(count_matching "$f" '^tid [0-9]+ \([^)]*\);\[safe-ffi\];.*;resumeThread;')
     check "$c-rts" "$waiting samples waiting in resumeThread are [rts], $ffi [safe-ffi]: $(grep -E ';resumeThread;' "$f" | sort -t' ' -k4 -nr | head -n 2 | tr '\n' '|')" \
         test "$waiting" -ge 100 -a "$ffi" -eq 0
+    # A collection it asks for (performMajorGC, a safe call) waits for a
+    # capability first: [gc], as the collection itself (before: [safe-ffi]
+    # while it waited).
+    local gcwait
+    BUILT=$(hs_build "$suite" capwait capwait.hs -- -O1 -threaded -rtsopts) || return
+    hs_record "$suite" /dev/null "$T/err" -q -F 199 -d 2 --threads --idle -o "$f" -- "$BUILT" 2.5 gc
+    check_status "$c-gc-exit-status" $? "$T/err"
+    gcwait=$(count_matching "$f" '^tid [0-9]+ \([^)]*\);\[gc\];.*;perform(Blocking)?MajorGC;waitForCapability;')
+    ffi=$(count_matching "$f" '^tid [0-9]+ \([^)]*\);\[safe-ffi\];.*;perform(Blocking)?MajorGC;')
+    check "$c-gc-wait" "$gcwait samples waiting in performMajorGC for a capability are [gc], $ffi under it [safe-ffi]: $(grep -E ';perform(Blocking)?MajorGC;' "$f" | sort -t' ' -k4 -nr | head -n 3 | tr '\n' '|')" \
+        test "$gcwait" -ge 5 -a "$ffi" -eq 0
 }
 
 ghc_targets

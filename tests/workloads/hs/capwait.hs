@@ -2,9 +2,11 @@
 -- capability, which another thread holds (-N1) in a loop of unsafe calls
 -- that neither allocates nor yields: it waits in resumeThread, the
 -- runtime's scheduling, most of the time, and naps in the call the rest.
---   main -> napLoop --safe--> usleep
+-- With "gc", main asks for a major collection instead (performMajorGC, a
+-- safe call too), which waits for the capability before it collects.
+--   main -> napLoop --safe--> usleep     (gc: performMajorGC)
 --   hog (forkIO) -> spinLoop --unsafe--> cos
--- Usage: capwait SECONDS (+RTS -N1)
+-- Usage: capwait SECONDS [gc] (+RTS -N1)
 {-# LANGUAGE BangPatterns #-}
 module Main (main) where
 
@@ -13,6 +15,7 @@ import Control.Exception (evaluate)
 import Foreign.C.Types (CDouble (..), CInt (..), CUInt (..))
 import GHC.Clock (getMonotonicTime)
 import System.Environment (getArgs)
+import System.Mem (performMajorGC)
 
 foreign import ccall safe "unistd.h usleep" c_usleep :: CUInt -> IO CInt
 foreign import ccall unsafe "math.h cos" c_cos :: CDouble -> CDouble
@@ -31,16 +34,16 @@ hog i = do
   hog (i + 1)
 {-# NOINLINE hog #-}
 
-napLoop :: Double -> IO ()
-napLoop end = do
-  _ <- c_usleep 1000
+napLoop :: Bool -> Double -> IO ()
+napLoop gc end = do
+  if gc then performMajorGC else () <$ c_usleep 1000
   t <- getMonotonicTime
-  if t < end then napLoop end else pure ()
+  if t < end then napLoop gc end else pure ()
 {-# NOINLINE napLoop #-}
 
 main :: IO ()
 main = do
-  [secs] <- getArgs
+  secs : mode <- getArgs
   t0 <- getMonotonicTime
   _ <- forkIO (hog 0)
-  napLoop (t0 + read secs)
+  napLoop (mode == ["gc"]) (t0 + read secs)
