@@ -434,7 +434,14 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
     bool gc_frames = gc_at >= 0 && !(yield_at >= 0 && yield_at < gc_at && !v.holds_cap &&
                                      first_frame_in(out, yield_at, &r->wait_cond) >= 0);
     if (gc_frames) {
-        res->tag = TAG_GC;
+        /* (But a parallel collection's worker asleep on a condition in
+         * gcWorkerThread, waiting for the others (GHC 9.2 on: before, it
+         * spun), with no thread to run once it is over: [idle], as any
+         * Task with nothing to do, whatever the collection does around
+         * it.) */
+        bool worker_asleep = frame_in(&out[gc_at], &r->gc_worker) &&
+                             first_frame_in(out, gc_at, &r->wait_cond) >= 0 && sleeping(tc->state);
+        res->tag = worker_asleep && !v.work_after ? TAG_IDLE : TAG_GC;
         res->role = v.holds_cap ? ROLE_CAP : ROLE_IDLE_WORKER;
         /* Collecting in a callback (the scheduler's, under C code called
          * back), or in a safe call's C code (System.Mem.performGC, C's

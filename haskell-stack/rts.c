@@ -79,6 +79,7 @@ void rts__free(struct rts *r)
     free(r->init.r);
     free(r->wait_cond.r);
     free(r->yield_cap.r);
+    free(r->gc_worker.r);
     free(r->resumed.r);
     free(r->events.r);
     free(r->epoll.r);
@@ -276,6 +277,8 @@ static bool scan_symbol(void *arg, const char *name, const GElf_Sym *s)
         sc->err |= add_range(&r->wait_cond, lo, hi);
     if (strcmp(name, "yieldCapability") == 0)
         sc->err |= add_range(&r->yield_cap, lo, hi);
+    if (strcmp(name, "gcWorkerThread") == 0)
+        sc->err |= add_range(&r->gc_worker, lo, hi);
     if (in_list(gc_functions, name))
         sc->err |= add_range(&r->gc, lo, hi);
     else if (in_list(waiting_functions, name))
@@ -589,6 +592,7 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     sort_ranges(&r->init);
     sort_ranges(&r->wait_cond);
     sort_ranges(&r->yield_cap);
+    sort_ranges(&r->gc_worker);
     if (event_ranges(r, m) < 0) {
         log__error("out of memory reading the symbols of %s", m->path);
         return -ENOMEM;
@@ -1313,8 +1317,9 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
         if (v->holds_cap && rts__field(img, v->cap, L->capability.in_haskell, &x))
             v->in_haskell = (x & 0xff) != 0;
         bool as_another;
+        v->work_after = work_after(r, img, v->cap, v->incall);
         v->gc_sync = !v->holds_cap && gc_sync_holds(r, img, x, v->cap, &as_another) &&
-                     work_after(r, img, v->cap, v->incall);
+                     v->work_after;
         v->cap_collected = v->gc_sync && as_another;
     }
     if (v->incall && !rts__field(img, v->incall, L->incall.suspended_tso, &v->suspended_tso))

@@ -114,6 +114,7 @@ struct rts {
     struct code_ranges mark;      /* the nonmoving collector's mark thread's own function */
     struct code_ranges wait_cond; /* waitCondition, where that thread waits for work (9.10) */
     struct code_ranges yield_cap; /* yieldCapability: a Task lets go of its capability */
+    struct code_ranges gc_worker; /* gcWorkerThread: a parallel collection's worker */
     struct code_ranges resumed;   /* the program's code just after each `call resumeThread`,
                                    * up to the instruction that reloads Sp (rbp) from its
                                    * chunk: rbp, SpLim and CCCS are those from before the call */
@@ -203,6 +204,8 @@ struct rts_view {
                              * for a collection holds it (see gc_sync_holds),
                              * the thread waits for it to be given back, with
                              * work to take up then (see work_after) */
+    bool work_after;        /* its capability has work for it once a collection
+                             * is over (see work_after) */
     bool cap_collected;     /* ... and that Task holds it as one of several, its
                              * own capability another (no sample of its own
                              * says it holds this one) */
