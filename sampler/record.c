@@ -388,13 +388,10 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
     if (complete)
         tracee__settled(&r->t, th);
     /* Waiting for a collection: the next tick looks at it again, not
-     * repeat this while it sleeps on (nor while a stop's wake-up from its
-     * call is repeated: see tracee__settled), as it would where the
-     * collection ended and it was not given its capability back. */
-    if (gc_wait) {
-        th->has_base = false;
-        th->waking = false;
-    }
+     * repeat this while it sleeps on, as it would where the collection
+     * ended and it was not given its capability back. */
+    if (gc_wait)
+        tracee__unsettle(th);
 }
 
 /* A thread that has not run since its last sample is where it was: repeat

@@ -1104,6 +1104,12 @@ void tracee__settled_soft(struct tthread *th)
     th->stop_base = false;
 }
 
+void tracee__unsettle(struct tthread *th)
+{
+    th->has_base = false;
+    th->waking = false;
+}
+
 bool tracee__interrupt_late(struct tracee *t, struct tthread *th)
 {
     th->soft = false;

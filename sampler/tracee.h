@@ -444,6 +444,11 @@ void tracee__read_switches(struct tracee *t);
  * (`sampled`): it may have run since its sampling instant. */
 void tracee__settled(struct tracee *t, struct tthread *th);
 
+/* The next tick looks at th afresh, whether it ran or not: its sample is
+ * not to be repeated, as unchanged nor as woken from its call by a stop
+ * (a thread waiting for a collection, which may end without it running). */
+void tracee__unsettle(struct tthread *th);
+
 struct tthread *tracee__find(struct tracee *t, pid_t tid);
 
 /* From now on, capture every interrupted thread with fn the moment its
