@@ -121,3 +121,29 @@ check "stdout-folded-clean" "$(cat "$T/mixed") of the command's lines among the 
 "$HSSPY" record -q -F 199 -o "$T/own.folded" -- "$W/chains" 0.3 >"$T/own.out" 2>/dev/null
 check "stdout-own" "standard output: $(head -c 100 "$T/own.out" | tr '\n' '|')" \
     grep -qE '^main [0-9]+$' "$T/own.out"
+
+# A file its user may write, in a directory they may not: no temporary
+# file can be made beside it, so it is written in place, the old contents
+# (longer than the new) cut away. (As nobody: root may write anywhere.)
+mkdir "$T/ro"
+head -c 300000 /dev/zero | tr '\0' x >"$T/ro/kept.folded"
+chmod 666 "$T/ro/kept.folded"
+chmod 755 "$T/ro"
+chmod o+x "$T"
+chmod o+r "$T/rec.raw"
+if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>"$T/setpriv.err"; then
+    setpriv --reuid=65534 --regid=65534 --clear-groups \
+        "$HSSPY" report -q -f folded -o "$T/ro/kept.folded" "$T/rec.raw" 2>"$T/err"
+    check_status "in-place-status" $? "$T/err"
+    check "in-place-written" "$(stat -c %s "$T/ro/kept.folded") bytes, not the report's $(stat -c %s "$T/rec.folded")" \
+        cmp -s "$T/ro/kept.folded" "$T/rec.folded"
+    no_temporary "in-place-no-temporary" "$T/ro"
+    # A new file there cannot be made: said before anything is read.
+    setpriv --reuid=65534 --regid=65534 --clear-groups \
+        "$HSSPY" report -q -f folded -o "$T/ro/new.folded" "$T/rec.raw" 2>"$T/err"
+    rc=$?
+    check "in-place-new-refused" "exit status $rc: $(tr '\n' '|' <"$T/err")" \
+        eval '[ $rc -ne 0 ] && grep -qx "hsspy: cannot write $T/ro/new.folded: Permission denied" "$T/err"'
+else
+    skip "in-place" "cannot run as nobody: $(head -n 1 "$T/setpriv.err")"
+fi
