@@ -150,7 +150,7 @@ static void header(const struct profile *p, FILE *f)
         if (p->ps_lost)
             fprintf(f, ", %" PRIu64 " dropped by the kernel", p->ps_lost);
         fprintf(f, "; %" PRIu64 " stops in all (a thread's first tick, to learn its thread "
-                   "pointer)\n", p->pause.n);
+                   "pointer, or one with no sample to repeat)\n", p->pause.n);
     }
     if (p->fd_short)
         fprintf(f, "  files:     %" PRIu64 " threads went without some of their /proc files or "

@@ -383,6 +383,7 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
      * unsettled, it is read again. */
     bool complete = !tc->err && !failed && (walked || (s.flags & SAMPLE_IDLE)) && !r->rts.pending;
     k->last = (struct last_sample){complete && walked, s.stack, s.tag, s.role, s.cap};
+    tracee__repeatable(th, k->last.valid);
     if (tc->soft && complete && walked && clean && (s.flags & SAMPLE_IDLE))
         keep_idle(k, tc->where, k->last);
     if (complete)
@@ -416,6 +417,8 @@ static void repeat_thread(struct recorder *r, struct tthread *th)
         ls = &none;
         k->last = (struct last_sample){0}; /* (as walk_thread keeps of such a sample) */
     }
+    if (k && th->idle_again)
+        tracee__repeatable(th, k->last.valid);
     if (!ls || !ls->valid)
         return;
     struct prof_sample s = {

@@ -1110,6 +1110,11 @@ void tracee__unsettle(struct tthread *th)
     th->waking = false;
 }
 
+void tracee__repeatable(struct tthread *th, bool repeatable)
+{
+    th->repeatable = repeatable;
+}
+
 bool tracee__interrupt_late(struct tracee *t, struct tthread *th)
 {
     th->soft = false;
@@ -1392,7 +1397,7 @@ int tracee__send(struct tracee *t)
         if ((th->run != TT_RUNNING && !stopped) || th->unchanged || th->soft || th->sampled ||
             th->preempt || th->want)
             continue;
-        if (t->pss && th->fs_base) {
+        if (t->pss && th->fs_base && th->repeatable) {
             th->stale = true; /* --nonblocking: no stop, and no new sample */
             continue;
         }

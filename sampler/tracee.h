@@ -61,8 +61,12 @@ struct tthread {
      * release, or is copied to hit_stack if the ring is read between
      * ticks); or it ran but was not on a CPU at such an instant, or is
      * in a call /proc cannot sample (`stale`: its last sample repeated,
-     * not stopped). Only once its thread pointer is known (fs_base). */
-    bool sampled, stale;
+     * not stopped). Only once its thread pointer is known (fs_base), and
+     * for stale, only with a sample to repeat (`repeatable`, told by the
+     * caller, tracee__repeatable): else it is stopped, as without
+     * --nonblocking (its first sample, or its last failed: a C stack
+     * that, blocked where it is, needs the registers of a stop). */
+    bool sampled, stale, repeatable;
     struct psample_hit hit;
     bool hit_new; /* hit is a sample of the records since the last tick */
     uint8_t *hit_stack; /* PSAMPLE_STACK bytes, once needed (see hit) */
@@ -448,6 +452,10 @@ void tracee__settled(struct tracee *t, struct tthread *th);
  * not to be repeated, as unchanged nor as woken from its call by a stop
  * (a thread waiting for a collection, which may end without it running). */
 void tracee__unsettle(struct tthread *th);
+
+/* Whether th's last sample, as kept by the caller, can be repeated while
+ * it is stale (see `stale`). */
+void tracee__repeatable(struct tthread *th, bool repeatable);
 
 struct tthread *tracee__find(struct tracee *t, pid_t tid);
 

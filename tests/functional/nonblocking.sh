@@ -103,6 +103,26 @@ waiting=$(count_matching "$T/w.folded" ';start_thread;waiter;wait_forever;pthrea
 check "waiters-through-wait-forever" "$waiting waiter samples through wait_forever, $main of the busy thread (spin_main): $(sort -t' ' -k2 -rn "$T/w.folded" | head -n3 | cut -c1-200 | tr '\n' '|')" \
     test "$main" -ge 100 -a "$waiting" -ge $((50 * main * 9 / 10)) -a $((waiting + main)) -ge $((99 * $(total_count "$T/w.folded") / 100))
 
+# Threads that nap 2 ms at a time run between any two ticks, and are
+# nearly never on a CPU at a sampling instant: each repeats its last
+# sample. The fpnap thread's C stack, blocked in its nap, needs the
+# registers of a stop (its syscall file's sp and pc do not unwind it): its
+# first sample without one failed, and it was then repeated, nothing, at
+# every tick (2 or 3 samples in 73 ticks at 49 Hz); it is stopped instead.
+"$HSSPY" record -q -F 49 -d 1.5 --nonblocking --idle --threads -o "$T/n.folded" \
+    -- "$W/napper" 2 >/dev/null 2>"$T/n.err"
+check_status "nappers-exit-status" $? "$T/n.err"
+main=$(count_matching "$T/n.folded" '^tid [0-9]+ \(napper\);.*;main;spin_main [0-9]+$')
+for th in nap fpnap; do
+    n=$(count_matching "$T/n.folded" "^tid [0-9]+ \\($th\\);")
+    case $th in
+    nap) where=$(count_matching "$T/n.folded" '^tid [0-9]+ \(nap\);.*;napper;nap_outer;nap_inner;clock_nanosleep( |;)') ;;
+    fpnap) where=$(count_matching "$T/n.folded" '^tid [0-9]+ \(fpnap\);.*;fp_napper;nap_framed( |;)') ;;
+    esac
+    check "nappers-$th-every-tick" "$th: $n samples, $where where it naps; the main thread $main: $(grep "($th)" "$T/n.folded" | sort -t' ' -k3 -rn | head -n 3 | cut -c1-160 | tr '\n' '|')" \
+        test "$main" -ge 50 -a "$n" -ge $((main * 9 / 10)) -a "$where" -ge $((n * 9 / 10))
+done
+
 # The first tick stops every thread, which wakes each waiter from its wait:
 # it goes back, in the kernel, once it gets a CPU. With the waiters and the
 # busy thread on one CPU and hsspy on another, at 1 kHz, many get it only
