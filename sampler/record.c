@@ -110,6 +110,11 @@ struct recorder {
     struct psample_set sws;
     uint64_t tp_looked_ns; /* when learn_thread_pointers last read the Tasks */
     bool stopped; /* by a signal, or by the live view */
+    /* --stack ccs on a launched command not (yet) GHC's, which may be a
+     * launcher (env, nice, a script): when it must have exec'd one by
+     * (CLOCK_MONOTONIC), else it is refused (ccs_refused). */
+    uint64_t exec_by_ns;
+    bool ccs_refused;
     /* The target's child processes, which are not sampled: their CPU time
      * against its own (record and top; a dump only names them). The
      * target's tids for their looks. */
@@ -1117,6 +1122,10 @@ static void loop(struct recorder *r)
         uint64_t now = tracee__now_ns();
         if (end && now >= end)
             return;
+        if (r->exec_by_ns && now >= r->exec_by_ns) {
+            r->ccs_refused = true;
+            return;
+        }
         if ((double)now > next + period) {
             /* We fell behind (a slow walk, a loaded machine): count the
              * ticks that will not happen rather than bursting to catch up. */
@@ -1301,7 +1310,12 @@ static int process_end(pid_t pid, const char *cmd, bool exited, int status)
     return cmd ? code : 0;
 }
 
-static void log_not_profiled(const char *prog, bool ghc)
+/* The wait for a launched command that is not a GHC program to exec one
+ * (a launcher: env, nice, a script) under --stack ccs. */
+#define CCS_EXEC_WAIT_NS 1000000000u
+
+/* why: for a program not GHC's, what became of it (or ""). */
+static void log_not_profiled(const char *prog, bool ghc, const char *why)
 {
     if (ghc)
         log__error("--stack ccs needs a program built with -prof, and %s was not: rebuild it "
@@ -1310,8 +1324,28 @@ static void log_not_profiled(const char *prog, bool ghc)
                    prog);
     else
         log__error("--stack ccs needs a GHC program built with -prof, and %s is not a GHC "
-                   "program",
-                   prog);
+                   "program%s",
+                   prog, why);
+}
+
+/* A program not GHC's without a symbol table: its frames are unnamed. */
+static void warn_stripped(struct recorder *r)
+{
+    if (!r->rts.ghc && r->ms.main &&
+        (module__symbol(r->ms.main, r->ms.main->lo), r->ms.main->syms.from_symtab == 0))
+        log__warn("%s has no symbol table (stripped?): its frames show as %s+0x...; "
+                  "profile an unstripped build for names",
+                  r->ms.main->path, r->ms.main->name);
+}
+
+/* The program a recording is of, as the user knows it: the command given
+ * (a script, rather than its interpreter), but for a GHC program, which a
+ * launcher given (env, a script) may have exec'd already. */
+static const char *program_name(const struct record_opts *o, const struct recorder *r)
+{
+    if (r->ms.main && (r->rts.ghc || !o->argv))
+        return r->ms.main->path;
+    return o->argv ? o->argv[0] : "the program";
 }
 
 /* --stack ccs on a program that has no cost centres: one line, before
@@ -1342,9 +1376,11 @@ static int check_profiled(const struct record_opts *o)
     bool ghc = module__is_ghc(&m), prof = ghc && module__find_symbol(&m, "CCS_MAIN", &sym);
     bool stripped = ghc && !prof && !module__has_symtab(&m);
     module__close(&m);
-    if (prof || stripped)
+    /* (A command launched, or exec'd since, that is not GHC's may be a
+     * launcher of one: see exec_by_ns.) */
+    if (prof || stripped || (!ghc && (o->argv || o->launched)))
         return 0;
-    log_not_profiled(shown, ghc);
+    log_not_profiled(shown, ghc, "");
     return -1;
 }
 
@@ -1493,9 +1529,10 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
         /* (Only if its file could not be read before: see check_profiled.
          * A GHC program whose RTS symbols are missing was warned about and
          * gets its C stacks, as with --stack stg.) */
-        if (!r.rts.ghc || (r.rts.L && !r.rts.profiled)) {
-            log_not_profiled(o->argv ? o->argv[0] : r.ms.main ? r.ms.main->path : "the program",
-                             r.rts.ghc);
+        if (!r.rts.ghc && r.p.launched) {
+            r.exec_by_ns = CCS_EXEC_WAIT_NS; /* (from the start: see below) */
+        } else if (!r.rts.ghc || (r.rts.L && !r.rts.profiled)) {
+            log_not_profiled(program_name(o, &r), r.rts.ghc, "");
             if (r.p.launched)
                 kill(pid, SIGKILL); /* it has only just started, for us */
             tracee__detach(&r.t, 1000);
@@ -1503,21 +1540,24 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
                 waitpid(pid, NULL, 0);
             goto done_signals;
         }
-        ccs_walk__init(&r.ccs, r.rts.L, r.rts.ccs_main, read_live, &r.p.pid);
-        r.rts.ccs = &r.ccs;
+        if (r.rts.ghc) {
+            ccs_walk__init(&r.ccs, r.rts.L, r.rts.ccs_main, read_live, &r.p.pid);
+            r.rts.ccs = &r.ccs;
+        }
     }
     if (r.rts.ghc)
         snprintf(r.p.ghc_version, sizeof r.p.ghc_version, "%s", r.rts.version);
     r.uw.ghc = r.rts.ghc;
     r.uw.stg_return = r.rts.stg_return;
     r.uw.stg_run = r.rts.stg_run;
-    if (!r.rts.ghc && r.ms.main &&
-        (module__symbol(r.ms.main, r.ms.main->lo), r.ms.main->syms.from_symtab == 0))
-        log__warn("%s has no symbol table (stripped?): its frames show as %s+0x...; "
-                  "profile an unstripped build for names",
-                  r.ms.main->path, r.ms.main->name);
+    /* (A launched command's once it has run: it may be a launcher, env
+     * or nice, whose exec leaves none of its frames.) */
+    if (!r.p.launched)
+        warn_stripped(&r);
 
-    if (!o->snapshot && !o->live)
+    /* (Not while waiting for a launcher's exec under --stack ccs: that
+     * program is not what is recorded; it is refused, or followed.) */
+    if (!o->snapshot && !o->live && !r.exec_by_ns)
         log__info("sampling pid %d at %g Hz%s", (int)pid, o->rate_hz,
                   o->duration_s > 0 ? "" : "; Ctrl-C to stop");
     if (o->live && o->live->start(o->live->arg, &r.p) < 0) {
@@ -1529,6 +1569,8 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
     clock_gettime(CLOCK_REALTIME, &wall);
     r.p.start_wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
     r.t0_ns = tracee__now_ns();
+    if (r.exec_by_ns)
+        r.exec_by_ns += r.t0_ns;
     tracee__on_stop(&r.t, on_stop, &r);
     /* (Not when the output itself goes to that terminal, at the end.) */
     bool to_file = (o->output && strcmp(o->output, "-") != 0) || !isatty(STDOUT_FILENO);
@@ -1596,8 +1638,25 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
         *follow = true;
         goto done;
     }
+    if (r.exec_by_ns) {
+        /* --stack ccs, and the command (or what it exec'd) is not a GHC
+         * program, nor did it exec one: refused, and, launched for this,
+         * stopped (killed) if still running. */
+        log_not_profiled(program_name(o, &r), false,
+                         r.t.exited ? " (it exited without exec'ing one)"
+                         : r.ccs_refused ? " (nor did it exec one within a second: it was killed)"
+                                         : " (nor did it exec one: it was killed)");
+        if (!r.t.exited)
+            kill(pid, SIGKILL);
+        tracee__detach(&r.t, 1000);
+        if (!r.t.exited)
+            waitpid(pid, NULL, 0);
+        goto done_signals;
+    }
     if (r.t.execed)
         log__info("pid %d called exec: the program changed, recording stops here", (int)pid);
+    else if (r.p.launched)
+        warn_stripped(&r);
     if (r.watch_children)
         children__end(&r.kids, r.kid_tids, target_tids(&r));
     finish_threads(&r);

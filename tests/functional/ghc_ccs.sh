@@ -168,8 +168,36 @@ if [ -n "${plain:-}" ]; then
     check "$C-not-profiled-untouched" "pid $pid: state $(proc_state "$pid"), tracer $(tracer_of "$pid")" \
         eval '[ "$(tracer_of "$pid")" = 0 ] && [ "$(proc_state "$pid")" != T ] && [ "$(proc_state "$pid")" != t ]'
 fi
-# Not a GHC program at all (found through PATH).
+# Not a GHC program at all (found through PATH), and not a launcher of
+# one: it may exec one for a second (see below), then it is refused, and
+# killed (it was launched for this).
 "$HSSPY" record --stack ccs -- sleep 1 >/dev/null 2>"$T/c.err"
 rc=$?
 check "$C-not-ghc" "exit $rc, stderr: $(tr '\n' '|' <"$T/c.err")" \
-    one_error $rc "$T/c.err" "needs a GHC program built with -prof, and sleep is not a GHC program"
+    one_error $rc "$T/c.err" "needs a GHC program built with -prof, and sleep is not a GHC program \\((it exited without exec'ing one|nor did it exec one within a second: it was killed)\\)$"
+"$HSSPY" record --stack ccs -o "$T/c.folded" -- "$W/chains" 30 >/dev/null 2>"$T/c.err"
+rc=$?
+check "$C-not-ghc-killed" "exit $rc, stderr: $(tr '\n' '|' <"$T/c.err")" \
+    one_error $rc "$T/c.err" "needs a GHC program built with -prof, and .*/chains is not a GHC program \\(nor did it exec one within a second: it was killed\\)$"
+check "$C-not-ghc-gone" "still running: $(pgrep -af "$W/chains 30")" \
+    eval '! pgrep -f "$W/chains 30" >/dev/null && [ ! -e "$T/c.folded" ]'
+# A launcher of the profiled program (env, nice, a script that execs it):
+# followed to it, as without --stack ccs (before: env and nice were
+# refused, not being GHC programs; a script was, unless it had exec'd
+# the program by the time hsspy looked).
+prog=$W/hs/ccs-single
+if [ -x "$prog" ]; then
+    printf '#!/bin/sh\nsleep 0.2\nexec "$@"\n' >"$T/later.sh"
+    chmod +x "$T/later.sh"
+    for how in env nice later.sh; do
+        case $how in
+        later.sh) launcher=$T/later.sh ;;
+        *) launcher=$how ;;
+        esac
+        (cd "$T" && "$HSSPY" record -q --stack ccs -F 199 -o "$T/via.folded" -- "$launcher" "$prog" 1 \
+            >/dev/null 2>"$T/via.err")
+        check_status "$C-via-$how" $? "$T/via.err"
+        check "$C-via-$how-stacks" "no [haskell];Main.outer;Main.gamma stack: $(head -n 3 "$T/via.folded" 2>/dev/null | tr '\n' '|')" \
+            has_line "$T/via.folded" '^\[haskell\];Main\.outer;Main\.gamma [0-9]+$'
+    done
+fi
