@@ -14,6 +14,7 @@
 #include "sampler/launch.h"
 #include "sampler/live.h"
 #include "sampler/log.h"
+#include "sampler/output.h"
 #include "sampler/record.h"
 #include "sampler/replay.h"
 
@@ -602,6 +603,7 @@ static int cmd_report(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    output__guard_std_fds();
     if (argc < 2) {
         usage(stderr);
         return 2;

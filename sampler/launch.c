@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "sampler/log.h"
+#include "sampler/output.h"
 
 /* The limit of open files hsspy was started with, if it raised it. */
 static struct rlimit nofile_given;
@@ -54,6 +55,7 @@ static void child(char *const argv[], int errfd, int gofd, bool stdout_to_stderr
     close(gofd);
     if (stdout_to_stderr)
         dup2(STDERR_FILENO, STDOUT_FILENO);
+    output__unguard_std_fds();
     execvp(argv[0], argv);
     err = errno;
     if (write(errfd, &err, sizeof err) < 0) {

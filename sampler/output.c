@@ -23,6 +23,32 @@
 
 #include "sampler/log.h"
 
+static bool stdout_closed;
+static bool std_closed[3];
+
+void output__guard_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (n >= 0 && n != fd) {
+            dup2(n, fd);
+            close(n);
+        }
+        std_closed[fd] = true;
+        if (fd == STDOUT_FILENO)
+            stdout_closed = true;
+    }
+}
+
+void output__unguard_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (std_closed[fd])
+            close(fd);
+}
+
 bool output__refused(const char *path, const struct writer *w)
 {
     if (w->text || (path && strcmp(path, "-") != 0) || !isatty(STDOUT_FILENO))
@@ -123,9 +149,9 @@ FILE *output__open(const char *path, const struct writer *w)
         /* (Closed, or open only for reading: said before the target is
          * touched, not once the recording is over.) */
         int fl = fcntl(STDOUT_FILENO, F_GETFL);
-        if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+        if (fl < 0 || stdout_closed || (fl & O_ACCMODE) == O_RDONLY) {
             log__error("standard output is %s: give -o FILE, or a writable standard output",
-                       fl < 0 ? "closed" : "open only for reading");
+                       fl < 0 || stdout_closed ? "closed" : "open only for reading");
             return NULL;
         }
         return output__refused(path, w) ? NULL : stdout;

@@ -7,6 +7,17 @@
 
 #include "out/writer.h"
 
+/* Standard input, output and error each opened onto /dev/null if hsspy was
+ * started with it closed (2>&-): else the first file hsspy opens takes its
+ * number, and its messages, or a command's input, go into that file (an
+ * output file then held them, and could not be read). Called first thing.
+ * A closed standard output is still refused as the output (output__open). */
+void output__guard_std_fds(void);
+
+/* In a launched command's child, before its exec: those closed again, as
+ * the command was given them. */
+void output__unguard_std_fds(void);
+
 /* Would w go to a terminal (path NULL or "-", standard output a terminal)
  * while it is not text (raw, svg, pprof)? Then logs one line saying so. */
 bool output__refused(const char *path, const struct writer *w);

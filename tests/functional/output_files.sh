@@ -147,3 +147,20 @@ if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>"$T/setpriv.err"; t
 else
     skip "in-place" "cannot run as nobody: $(head -n 1 "$T/setpriv.err")"
 fi
+
+# Standard error closed (2>&-): hsspy's messages go nowhere, not into the
+# output file, which took its number (before: "hsspy: sampling pid ..." and
+# the last line in the profile; a raw recording that could not be read).
+"$HSSPY" record -F 199 -f raw -o "$T/closed.raw" -- "$W/chains" 0.3 >/dev/null 2>&-
+rc=$?
+"$HSSPY" report -q -f folded -o "$T/closed.folded" "$T/closed.raw" 2>"$T/err"
+check "stderr-closed-record" "exit status $rc; report: $(head -n 1 "$T/err")" \
+    eval '[ $rc -eq 0 ] && has_line "$T/closed.folded" ";main;outer;middle;leaf [0-9]+$"'
+"$HSSPY" report -f folded -o "$T/closed2.folded" "$T/rec.raw" 2>&-
+check "stderr-closed-report" "the report differs: $(grep -m 2 hsspy "$T/closed2.folded" | tr '\n' '|')" \
+    cmp -s "$T/closed2.folded" "$T/rec.folded"
+# (Standard output closed is still no output.)
+"$HSSPY" report -f folded "$T/rec.raw" >&- 2>"$T/err"
+rc=$?
+check "stdout-closed" "exit status $rc: $(cat "$T/err")" \
+    eval '[ $rc -eq 1 ] && grep -qx "hsspy: standard output is closed: give -o FILE, or a writable standard output" "$T/err"'
