@@ -35,6 +35,12 @@ bool proc__is_kthread(pid_t pid);
  * may trace it or read its memory then. */
 bool proc__not_dumpable(pid_t pid);
 
+/* What makes a process not dumpable, for messages: the kernel makes one
+ * so that runs a program it may not read or that gives it privileges. */
+#define PROC_UNDUMPABLE_WHY                                                                   \
+    "not dumpable (it runs a set-user-ID, set-group-ID or file-capability program, or one "   \
+    "this user may not read, or changed its user IDs, or called prctl PR_SET_DUMPABLE 0)"
+
 /* The thread's name (comm, at most 15 chars); "?" if gone. */
 void proc__comm(pid_t pid, pid_t tid, char *buf, size_t size);
 

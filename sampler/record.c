@@ -1328,6 +1328,18 @@ static void log_not_profiled(const char *prog, bool ghc, const char *why)
                    prog, why);
 }
 
+/* Before sampling, the recording cannot go on: the program is let go; one
+ * hsspy launched, which has only just started, for this, is killed (not
+ * left running on its own, orphaned). */
+static void give_up(struct recorder *r)
+{
+    if (!r->p.launched) {
+        tracee__detach(&r->t, 1000);
+        return;
+    }
+    tracee__kill(&r->t, 3000);
+}
+
 /* A program not GHC's without a symbol table: its frames are unnamed. */
 static void warn_stripped(struct recorder *r)
 {
@@ -1510,18 +1522,18 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
     proc__cmdline(pid, r.p.cmdline, sizeof r.p.cmdline);
     if (modset__init(&r.ms, pid) < 0 || unwind__init(&r.uw, &r.ms, pid) < 0) {
         if (proc__not_dumpable(pid))
-            log__error("cannot read the memory map of pid %d: it made itself not dumpable "
-                       "(prctl PR_SET_DUMPABLE 0, or a set-user-ID program); run hsspy as root "
-                       "(or with CAP_SYS_PTRACE)",
-                       (int)pid);
+            log__error("cannot read the memory map of pid %d: it is " PROC_UNDUMPABLE_WHY
+                       "; run hsspy as root (or with CAP_SYS_PTRACE)%s",
+                       (int)pid, r.p.launched ? "; the command was stopped" : "");
         else
-            log__error("cannot read the memory map of pid %d", (int)pid);
-        tracee__detach(&r.t, 1000);
+            log__error("cannot read the memory map of pid %d%s", (int)pid,
+                       r.p.launched ? "; the command was stopped" : "");
+        give_up(&r);
         goto done_signals;
     }
     tracee__drain(&r.t); /* signals that arrived meanwhile: deliver them */
     if (rts__attach(&r.rts, &r.ms, pid) < 0) {
-        tracee__detach(&r.t, 1000);
+        give_up(&r);
         goto done_signals;
     }
     tracee__drain(&r.t);
@@ -1533,11 +1545,7 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
             r.exec_by_ns = CCS_EXEC_WAIT_NS; /* (from the start: see below) */
         } else if (!r.rts.ghc || (r.rts.L && !r.rts.profiled)) {
             log_not_profiled(program_name(o, &r), r.rts.ghc, "");
-            if (r.p.launched)
-                kill(pid, SIGKILL); /* it has only just started, for us */
-            tracee__detach(&r.t, 1000);
-            if (r.p.launched)
-                waitpid(pid, NULL, 0);
+            give_up(&r);
             goto done_signals;
         }
         if (r.rts.ghc) {
@@ -1561,7 +1569,7 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
         log__info("sampling pid %d at %g Hz%s", (int)pid, o->rate_hz,
                   o->duration_s > 0 ? "" : "; Ctrl-C to stop");
     if (o->live && o->live->start(o->live->arg, &r.p) < 0) {
-        tracee__detach(&r.t, 1000);
+        give_up(&r);
         goto done_signals;
     }
     r.rts.exact_stacks = o->snapshot;
@@ -1646,11 +1654,10 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
                          r.t.exited ? " (it exited without exec'ing one)"
                          : r.ccs_refused ? " (nor did it exec one within a second: it was killed)"
                                          : " (nor did it exec one: it was killed)");
-        if (!r.t.exited)
-            kill(pid, SIGKILL);
-        tracee__detach(&r.t, 1000);
-        if (!r.t.exited)
-            waitpid(pid, NULL, 0);
+        if (r.t.exited)
+            tracee__detach(&r.t, 1000);
+        else
+            give_up(&r);
         goto done_signals;
     }
     if (r.t.execed)
@@ -1784,9 +1791,8 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
     }
     said_unread(&r, pid);
     if (remote__denied()) {
-        log__error("pid %d's memory could not be read: it made itself not dumpable (prctl "
-                   "PR_SET_DUMPABLE 0, or a set-user-ID program); run hsspy as root (or with "
-                   "CAP_SYS_PTRACE)",
+        log__error("pid %d's memory could not be read: it is " PROC_UNDUMPABLE_WHY
+                   "; run hsspy as root (or with CAP_SYS_PTRACE)",
                    (int)pid);
         if (cmd_rc == 0)
             cmd_rc = 1;

@@ -816,9 +816,8 @@ static void explain_attach_error(pid_t pid, int err)
         return;
     }
     if (err == EPERM && geteuid() != 0 && proc__not_dumpable(pid)) {
-        log__error("not allowed to trace pid %d: it is not dumpable (it called prctl "
-                   "PR_SET_DUMPABLE 0, or runs a set-user-ID program); run hsspy as root (or "
-                   "with CAP_SYS_PTRACE)",
+        log__error("not allowed to trace pid %d: it is " PROC_UNDUMPABLE_WHY
+                   "; run hsspy as root (or with CAP_SYS_PTRACE)",
                    (int)pid);
         return;
     }
@@ -1716,6 +1715,38 @@ void tracee__detach(struct tracee *t, int timeout_ms)
         log__warn("%zu thread(s) did not stop to be detached; they are released when hsspy "
                   "exits",
                   left);
+}
+
+void tracee__kill(struct tracee *t, int timeout_ms)
+{
+    uint64_t deadline = tracee__now_ns() + (uint64_t)timeout_ms * 1000000u;
+    kill(t->pid, SIGKILL);
+    /* Each thread reaped (__WALL: traced, the leader is not reaped before
+     * the others); SIGKILL ends a thread in any stop, and one in an exit
+     * stop is let go on. */
+    for (;;) {
+        int st;
+        pid_t w = waitpid(-1, &st, WNOHANG | __WALL);
+        if (w < 0 && errno != EINTR)
+            break;
+        if (w > 0 && WIFSTOPPED(st))
+            ptrace(PTRACE_CONT, w, 0, 0);
+        if (w > 0 && !WIFSTOPPED(st)) {
+            struct tthread *th = find(t, w);
+            if (th) {
+                close_fds(th);
+                th->run = TT_GONE;
+            }
+        }
+        if (w == t->pid && (WIFEXITED(st) || WIFSIGNALED(st)))
+            break;
+        if (w <= 0) {
+            if (tracee__now_ns() >= deadline)
+                break;
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+    }
 }
 
 void tracee__free(struct tracee *t)

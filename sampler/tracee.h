@@ -457,6 +457,10 @@ void tracee__unsettle(struct tthread *th);
  * it is stale (see `stale`). */
 void tracee__repeatable(struct tthread *th, bool repeatable);
 
+/* End the process (one hsspy launched, which must not run on without it),
+ * every thread of it reaped, within about timeout_ms. */
+void tracee__kill(struct tracee *t, int timeout_ms);
+
 struct tthread *tracee__find(struct tracee *t, pid_t tid);
 
 /* From now on, capture every interrupted thread with fn the moment its
