@@ -1497,6 +1497,16 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
         if (launch__start(o->argv, mixed, &r.t, &pid) < 0)
             goto done_signals;
         r.p.launched = true;
+    } else if (o->held) {
+        /* (The program a launched command exec'd, held since its exec:
+         * before, it was let go and attached to again, and one that had
+         * already exited by then, env true, was refused as a zombie.) */
+        int err = tracee__take_over(&r.t, o->held);
+        if (err < 0) {
+            log__error("cannot follow pid %d through its exec: %s", (int)pid, strerror(-err));
+            goto done_signals;
+        }
+        r.p.launched = true;
     } else if (tracee__attach(&r.t, pid) < 0) {
         goto done_signals;
     } else {
@@ -1517,6 +1527,8 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
                                        sysconf(_SC_NPROCESSORS_CONF))) == 0)
         r.t.sw = &r.sws;
     r.t.switch_records = !o->no_perf_events && !o->snapshot && !r.t.sw;
+    /* (A launched command is followed through its exec: see follow.) */
+    r.t.hold_exec = r.p.launched && !o->live && !o->snapshot;
     r.p.pid = pid;
     r.p.rate_hz = o->rate_hz;
     proc__cmdline(pid, r.p.cmdline, sizeof r.p.cmdline);
@@ -1642,7 +1654,7 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
                       "before dropped", (int)pid, r.p.nsamples);
         else
             log__info("pid %d called exec: following it", (int)pid);
-        tracee__detach(&r.t, 1000);
+        next->held = tracee__hand_over(&r.t, 1000);
         *follow = true;
         goto done;
     }

@@ -72,6 +72,9 @@ struct record_opts {
      * program, which this recording attaches to as its launcher's. */
     const char *launched; /* the command given (NULL: not so) */
     int execs;            /* execs followed so far */
+    /* ... still traced, held at its exec (tracee__hand_over): taken over
+     * (tracee__take_over), never let go; 0: attached to afresh. */
+    pid_t held;
 };
 
 /* Run a recording; returns the process exit code (0 on success). */

@@ -536,6 +536,12 @@ void tracee__handle(struct tracee *t, pid_t tid, int status)
             (pid_t)former != tid && (f = find(t, (pid_t)former)) && f->run != TT_GONE)
             gone(t, f);
         t->execed = true;
+        if (t->hold_exec) {
+            th->want = false;
+            th->run = TT_HELD;
+            th->held_exec = true;
+            return;
+        }
         break;
     }
     case PTRACE_EVENT_EXIT:
@@ -1619,7 +1625,7 @@ void tracee__resume_held(struct tracee *t)
 {
     t->exits_held = 0;
     for (size_t i = 0; i < t->n; i++)
-        if (t->th[i].run == TT_HELD)
+        if (t->th[i].run == TT_HELD && !t->th[i].held_exec)
             resume(t, &t->th[i]);
 }
 
@@ -1715,6 +1721,29 @@ void tracee__detach(struct tracee *t, int timeout_ms)
         log__warn("%zu thread(s) did not stop to be detached; they are released when hsspy "
                   "exits",
                   left);
+}
+
+pid_t tracee__hand_over(struct tracee *t, int timeout_ms)
+{
+    pid_t kept = 0;
+    for (size_t i = 0; i < t->n && !kept; i++) {
+        struct tthread *th = &t->th[i];
+        if (th->run == TT_HELD && th->held_exec) {
+            kept = th->tid;
+            close_fds(th);
+            th->run = TT_GONE; /* (not this tracee's to let go) */
+        }
+    }
+    tracee__detach(t, timeout_ms);
+    return kept;
+}
+
+int tracee__take_over(struct tracee *t, pid_t tid)
+{
+    int err = tracee__adopt(t, tid);
+    if (ptrace(PTRACE_CONT, tid, 0, 0) < 0 && errno != ESRCH)
+        return -errno;
+    return err;
 }
 
 void tracee__kill(struct tracee *t, int timeout_ms)

@@ -178,6 +178,7 @@ struct tthread {
     uint64_t fs_base; /* its thread pointer, once seen in a stop (0: unknown) */
     bool born;        /* a new thread (clone child) whose first stop is to come */
     bool held_born;   /* held at that first stop (t->hold_born): nothing to capture */
+    bool held_exec;   /* held at its exec (t->hold_exec), for tracee__hand_over */
     bool exiting;     /* stopped on its way out (PTRACE_EVENT_EXIT) */
     /* Ticks that went by while the thread was interrupted but had not
      * stopped yet (waiting for a CPU). It cannot have run in between, so its
@@ -279,6 +280,11 @@ struct tracee {
      * collector's mark thread, started by a collection just before the
      * stop, moves the runtime's threads from list to list). */
     bool hold_born;
+    /* Set by the caller (a command hsspy launched, to be followed through
+     * its exec): the thread that execs is held at that stop, not resumed,
+     * so that the next program can be handed over without running a single
+     * instruction untraced (tracee__hand_over). */
+    bool hold_exec;
     /* A wait for any tracee has found nothing since the last SIGCHLD was
      * taken: every event since has its SIGCHLD still pending, so a wait
      * for events may sleep without looking first (each look is a system
@@ -456,6 +462,16 @@ void tracee__unsettle(struct tthread *th);
 /* Whether th's last sample, as kept by the caller, can be repeated while
  * it is stale (see `stale`). */
 void tracee__repeatable(struct tthread *th, bool repeatable);
+
+/* The program exec'd (execed), its thread held at its exec (hold_exec):
+ * every other thread let go, and that one kept traced and stopped, for
+ * tracee__take_over in the next recording. Returns its tid, or 0 if none
+ * was held (then all are let go, as by tracee__detach). */
+pid_t tracee__hand_over(struct tracee *t, int timeout_ms);
+
+/* A fresh tracee of the process whose thread tid tracee__hand_over kept:
+ * resumed, followed from there. 0, or -errno. */
+int tracee__take_over(struct tracee *t, pid_t tid);
 
 /* End the process (one hsspy launched, which must not run on without it),
  * every thread of it reaped, within about timeout_ms. */

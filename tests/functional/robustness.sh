@@ -61,6 +61,26 @@ in=$(count_matching "$T/launcher.folded" '(^|;)main;spin_after_exec;spin_until( 
 check "launcher-followed" "$in of $n samples in main;spin_after_exec;spin_until: $(sort -t' ' -k2 -rn "$T/launcher.folded" | head -n 3 | tr '\n' '|')" \
     test "$n" -ge 500 -a "$((in * 10))" -ge "$((n * 9))"
 
+# A launcher whose program exits at once: its status passed on, and a
+# profile (of no sample) written. The program is followed from its exec
+# without being let go (before: let go and attached to again, by when it
+# had exited: "pid N is a zombie", or, caught on its way out, "already
+# traced by pid N (hsspy)", exit 1, every time).
+for how in env sh nice; do
+    case $how in
+    env) cmd=(env sh -c 'exit 7') ;;
+    sh) cmd=(sh -c 'exec sh -c "exit 7"') ;;
+    nice) cmd=(nice true) ;;
+    esac
+    want=7
+    [ "$how" = nice ] && want=0
+    rm -f "$T/short.folded"
+    "$HSSPY" record -F 199 -o "$T/short.folded" -- "${cmd[@]}" >/dev/null 2>"$T/short.err"
+    rc=$?
+    check "short-exec-$how" "exit $rc, not $want: $(tr '\n' '|' <"$T/short.err")" \
+        eval '[ $rc -eq $want ] && [ -e "$T/short.folded" ] && grep -q "called exec: following it" "$T/short.err" && ! grep -Eq "zombie|already traced|no process" "$T/short.err"'
+done
+
 # A program that exits just after a sample of a deep C stack (exiter.c: 100
 # frames of 256 bytes under main, of which the copy, shrunk over the
 # shallow samples before, holds a few KB): the walk reads the rest from the
