@@ -252,8 +252,21 @@ int term__key(void)
             unsigned char c = buf[at++];
             if (c != 0x1b)
                 return c;
-            /* An escape sequence arrives in one read: drop the rest. */
-            at = len;
+            /* An escape sequence (an arrow, a function key), which arrives
+             * in one read, is skipped, and only it: a key after it in the
+             * same read is a key (before: dropped, Up then q did not quit).
+             * CSI: ESC [, parameters and intermediates, a final byte in
+             * 0x40-0x7e; SS3: ESC O and one byte. ESC then another byte
+             * (Esc, or Alt with a key): the ESC alone. */
+            if (at < len && buf[at] == '[') {
+                at++;
+                while (at < len && (buf[at] < 0x40 || buf[at] > 0x7e))
+                    at++;
+                if (at < len)
+                    at++;
+            } else if (at < len && buf[at] == 'O') {
+                at += at + 1 < len ? 2 : 1;
+            }
             continue;
         }
         ssize_t n = read(STDIN_FILENO, buf, sizeof buf);

@@ -187,7 +187,10 @@ else
         ge "${t1:-0}" "$(awk -v t="${t0:-99999}" 'BEGIN { print t + 1 }')"
 
     # t: one section per thread, each with leaf as its leading function.
-    tm send-keys -t top t 2>/dev/null
+    # (Typed after F1, in one write, as a terminal sends keys typed fast:
+    # the escape sequence is skipped, the key after it taken; before, the
+    # whole read was dropped.)
+    tm send-keys -t top -l $'\x1bOPt' 2>/dev/null
     wait_screen "^tid $a_main \\(chains\\).*% of the samples shown" 5 &&
         wait_screen "^tid $a_worker \\(chains-worker\\).*% of the samples shown" 5
     check "per-thread-header" "no 'per thread' mode in the header: $(sed -n 3p "$T/screen")" \
@@ -211,7 +214,8 @@ else
         fail "resized" "after a resize to 72x16 the pane shows: $(shown)"
     fi
     tm resize-window -t top -x 120 -y 40 2>/dev/null
-    tm send-keys -t top q 2>/dev/null
+    # (q after Up, in one write: see t.)
+    tm send-keys -t top -l $'\x1b[Aq' 2>/dev/null
     ended q "$a"
 fi
 
