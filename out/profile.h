@@ -156,6 +156,9 @@ struct profile {
     /* record's word on the target's child processes, when they used more
      * CPU than it (top's few words while it runs; "": no word). */
     char children[400];
+    /* top, as of its last refresh: every thread of the target is in a
+     * job-control stop (SIGSTOP, Ctrl-Z): nothing runs to sample. */
+    bool target_stopped;
     uint64_t preempt;      /* samples of threads waiting for a CPU since they were
                             * preempted, from that switch's registers: not stopped */
     uint64_t preempt_refused; /* ... stopped after all (given a CPU while read) */

@@ -496,6 +496,10 @@ char *top__render(const struct top *v, const struct profile *p, const struct top
         tags_line(&sc, o, all, "");
     if (p->children[0])
         line(&sc, "%s", p->children);
+    if (p->target_stopped)
+        line(&sc, "pid %d is stopped (SIGSTOP, or Ctrl-Z in its shell): nothing runs to sample; "
+                  "kill -CONT %d continues it",
+             (int)p->pid, (int)p->pid);
     line(&sc, "%s", "");
     if (FIG(o, all, w_all, n_all) <= 0) {
         line(&sc, "waiting for samples...");

@@ -73,6 +73,19 @@ static enum live_action on_poll(void *arg)
     return a;
 }
 
+static bool on_job(void *arg, bool stopping)
+{
+    struct live *l = arg;
+    if (stopping) {
+        term__suspend();
+        return true;
+    }
+    if (!term__resume())
+        return false;
+    l->rows = l->cols = -1; /* drawn again at the next poll */
+    return true;
+}
+
 static void on_stop(void *arg)
 {
     (void)arg;
@@ -97,6 +110,7 @@ int live__run(const struct live_opts *o)
         .refresh = on_refresh,
         .poll = on_poll,
         .stop = on_stop,
+        .job = on_job,
     };
     struct record_opts ro = {
         .rate_hz = o->rate_hz,

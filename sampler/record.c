@@ -1008,6 +1008,12 @@ static enum live_action live_refresh(struct recorder *r)
     if (!children__brief(&r->kids, p->children, sizeof p->children))
         p->children[0] = 0;
     text__clean(p->children); /* (cut to fit: maybe inside a character) */
+    size_t live = 0, stopped = 0;
+    for (size_t i = 0; i < r->t.n; i++) {
+        live += r->t.th[i].run != TT_GONE && r->t.th[i].run != TT_EXITING;
+        stopped += r->t.th[i].run == TT_LISTENING;
+    }
+    p->target_stopped = live && stopped == live;
     uint64_t now = tracee__now_ns();
     enum live_action a = r->o->live->refresh(r->o->live->arg, p, now - r->t0_ns);
     profile__drop_samples(p);
@@ -1019,6 +1025,18 @@ static enum live_action live_refresh(struct recorder *r)
  * a thread waiting for a CPU): stopped in the middle of a tick, hsspy held
  * them stopped as long as it was. The signal, blocked and taken by
  * sigtimedwait, is raised again and let through. */
+/* Stop hsspy with sig, blocked while sampling (taken by sigtimedwait):
+ * raised, then let through; returns once continued (SIGCONT). */
+static void stop_self(int sig)
+{
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    raise(sig);
+    sigprocmask(SIG_UNBLOCK, &one, NULL); /* (stopped here until SIGCONT) */
+    sigprocmask(SIG_BLOCK, &one, NULL);
+}
+
 static void job_stop(struct recorder *r)
 {
     if (!r->t.job_stop)
@@ -1026,14 +1044,21 @@ static void job_stop(struct recorder *r)
     for (size_t i = 0; i < r->t.n; i++)
         if (r->t.th[i].want || r->t.th[i].run == TT_HELD)
             return;
+    const struct record_live *lv = r->o->live;
     int sig = r->t.job_stop;
-    sigset_t one;
     r->t.job_stop = 0;
-    sigemptyset(&one);
-    sigaddset(&one, sig);
-    raise(sig);
-    sigprocmask(SIG_UNBLOCK, &one, NULL); /* (stopped here until SIGCONT) */
-    sigprocmask(SIG_BLOCK, &one, NULL);
+    if (lv && lv->job)
+        lv->job(lv->arg, true);
+    stop_self(sig);
+    /* (Continued in the background, the view cannot go on: stopped until
+     * continued in the foreground.) */
+    while (lv && lv->job && !lv->job(lv->arg, false)) {
+        stop_self(SIGTTOU);
+        /* (An orphaned process group is not stopped: no shell would
+         * continue it. Not a busy loop then.) */
+        struct timespec ts = {0, 50000000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 /* Wait for the next tick, handling ptrace events meanwhile; a live view is

@@ -44,6 +44,11 @@ struct record_live {
     /* Sampling has ended (the user, a signal, the target exited), before
      * detaching; called exactly once if start succeeded. */
     void (*stop)(void *arg);
+    /* hsspy stops for job control (SIGTSTP): called with stopping true just
+     * before, then false once continued: true to go on, false if it cannot
+     * (continued in the background: hsspy stops again, as for SIGTTOU, and
+     * asks again when continued). */
+    bool (*job)(void *arg, bool stopping);
 };
 
 struct record_opts {

@@ -29,6 +29,7 @@ static struct termios saved;
 static int saved_stderr = -1; /* the real standard error, while held back */
 static FILE *held;            /* where messages go meanwhile */
 static bool installed;        /* the fatal signals' handlers */
+static bool suspended;        /* between term__suspend and term__resume */
 
 /* hsspy must never block on the terminal (a slow link, a stuck pane):
  * while it waits, a new thread of the target or a signal to it waits for
@@ -144,14 +145,10 @@ int term__usable(void)
     return 0;
 }
 
-int term__enter(void)
+/* The view's modes, from the terminal's as they are (orig). */
+static struct termios view_modes(const struct termios *orig)
 {
-    struct termios t;
-    if (tcgetattr(STDIN_FILENO, &saved) < 0) {
-        log__error("cannot read the terminal's modes: %s", strerror(errno));
-        return -1;
-    }
-    t = saved;
+    struct termios t = *orig;
     /* Keys one by one, unechoed, no wait (reads return at once); Ctrl-C
      * still a signal. No Ctrl-S: output stopped by it would stop the view. */
     t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
@@ -159,6 +156,17 @@ int term__enter(void)
     t.c_cc[VMIN] = 0;
     t.c_cc[VTIME] = 0;
     t.c_cc[VSUSP] = _POSIX_VDISABLE;
+    return t;
+}
+
+int term__enter(void)
+{
+    struct termios t;
+    if (tcgetattr(STDIN_FILENO, &saved) < 0) {
+        log__error("cannot read the terminal's modes: %s", strerror(errno));
+        return -1;
+    }
+    t = view_modes(&saved);
     /* A descriptor of our own (a new open file description), so that
      * O_NONBLOCK does not reach the shell's standard output. */
     char path[64];
@@ -193,8 +201,43 @@ int term__enter(void)
     return 0;
 }
 
+void term__suspend(void)
+{
+    if (!active)
+        return;
+    if (queue(LEAVE_SEQ, sizeof LEAVE_SEQ - 1))
+        flush_within(250);
+    active = 0;
+    suspended = true;
+    tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+}
+
+int term__resume(void)
+{
+    if (!suspended)
+        return 1;
+    if (tcgetpgrp(STDIN_FILENO) != getpgrp())
+        return 0; /* continued in the background: the shell has the terminal */
+    /* (The modes as the shell gives them back now: what the view leaves.) */
+    struct termios t;
+    if (tcgetattr(STDIN_FILENO, &t) == 0)
+        saved = t;
+    t = view_modes(&saved);
+    suspended = false;
+    active = 1;
+    tcsetattr(STDIN_FILENO, TCSANOW, &t);
+    if (queue(ENTER_SEQ, sizeof ENTER_SEQ - 1))
+        flush_pending();
+    return 1;
+}
+
 void term__leave(void)
 {
+    if (suspended) {
+        suspended = false;
+        close(out_fd);
+        out_fd = -1;
+    }
     if (!active)
         return;
     /* The frame going out, then the way back; a terminal that takes

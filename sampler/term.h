@@ -13,8 +13,10 @@
  * dies of a signal meanwhile (SIGSEGV, SIGABRT, SIGQUIT from Ctrl-\ ...),
  * the terminal is put back before it dies. Ctrl-C stays a signal (SIGINT),
  * which the recording loop takes as the end. Ctrl-Z is disabled while the
- * view is up, since a stopped hsspy would leave the terminal in its modes,
- * and so is Ctrl-S, which would stop the view. hsspy never blocks on the
+ * view is up, and so is Ctrl-S, which would stop the view; a SIGTSTP sent
+ * from outside stops hsspy with the terminal put back (term__suspend), and
+ * the view takes it again once hsspy is continued in the foreground
+ * (term__resume). hsspy never blocks on the
  * terminal while attached: the target's new threads and signals would
  * wait for it.
  */
@@ -32,6 +34,17 @@ int term__enter(void);
 /* Put the terminal back as term__enter found it (idempotent): modes, the
  * main screen, the cursor. Never waits for the terminal more than a moment. */
 void term__leave(void);
+
+/* hsspy is about to stop (SIGTSTP from outside, as Ctrl-Z is disabled):
+ * the terminal's modes and screen put back for the shell, as by
+ * term__leave, until term__resume. */
+void term__suspend(void);
+
+/* hsspy continued after term__suspend: the view takes the terminal again
+ * (its modes as the shell left them, then the view's) and returns 1; or,
+ * continued in the background, where the shell has the terminal, returns
+ * 0 and changes nothing (hsspy should stop again, as for SIGTTOU). */
+int term__resume(void);
 
 /* term__leave, then standard error back, and print the messages held back
  * since term__enter (idempotent). This may wait for the terminal. */

@@ -281,6 +281,49 @@ else
     ended launcher "$l"
 fi
 
+# 5. SIGTSTP from outside (Ctrl-Z itself is disabled): hsspy stops with
+# the terminal given back (the main screen, the shell's modes), and takes
+# it again once continued (before: it stopped on the alternate screen in
+# its own modes, and, continued after the shell had taken the terminal,
+# drew over the shell while keys went to it, the terminal left cooked).
+# The target runs on while hsspy is stopped: no thread of it is held.
+bg "$W/chains" 10 >"$T/j.out"
+j=$!
+wait_for_line "$T/j.out" '^worker [0-9]+' || fail "setup-j" "the chains workload did not start"
+if ! run_top job -p "$j"; then
+    fail "job-started" "no hsspy top screen within 10 s: $(shown)"
+else
+    # The target stopped (SIGSTOP): the header says so, and how to go on
+    # (before: nothing, the shares frozen as if current).
+    kill -STOP "$j"
+    wait_screen "^pid $j is stopped \\(SIGSTOP, or Ctrl-Z in its shell\\): nothing runs to sample; kill -CONT $j continues it" 5
+    check "target-stopped-said" "no line saying pid $j is stopped: $(shown)" \
+        grep -q "^pid $j is stopped" "$T/screen"
+    kill -CONT "$j"
+    sleep 1.5
+    screen
+    check "target-continued-said" "still said stopped: $(shown)" lacks_line "$T/screen" "^pid $j is stopped"
+    hp=$(cat "$T/job.pid")
+    kill -TSTP "$hp"
+    for _ in $(seq 50); do [ "$(proc_state "$hp")" = T ] && break; sleep 0.1; done
+    sleep 0.3
+    check "job-stopped" "hsspy state $(proc_state "$hp")" test "$(proc_state "$hp")" = T
+    check "job-screen-given-back" "alternate screen $(alt_screen) while hsspy is stopped" \
+        test "$(alt_screen)" = 0
+    check "job-target-runs" "target state $(proc_state "$j")" \
+        eval '[ "$(proc_state "$j")" != T ] && [ "$(proc_state "$j")" != t ]'
+    kill -CONT "$hp"
+    wait_screen '^hsspy top - pid ' 5
+    check "job-view-again" "alternate screen $(alt_screen) after SIGCONT: $(shown)" \
+        test "$(alt_screen)" = 1
+    tm send-keys -t top t 2>/dev/null
+    wait_screen '\| per thread \|' 5
+    check "job-keys-again" "t after SIGCONT did not switch to per thread: $(shown)" \
+        grep -q '| per thread |' "$T/screen"
+    tm send-keys -t top q 2>/dev/null
+    ended job "$j"
+fi
+
 # The stuck terminal's verdict.
 wait "$stuck"
 out=$(cat "$T/stuck.out")
@@ -301,6 +344,8 @@ if [ -n "$prog" ]; then
     wait "$g"
     check_status "ghc-target-exits-normally" $?
 fi
+wait "$j"
+check_status "target-j-exits-normally" $?
 wait "$c"
 check_status "target-c-exits-normally" $?
 wait "$l"
