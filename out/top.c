@@ -310,8 +310,17 @@ static void line(struct screen *sc, const char *fmt, ...)
         sc->cap = nc;
     }
     const unsigned char *s = (const unsigned char *)text;
-    for (int col = 0; *s && col < sc->cols; col++)
+    size_t last = sc->len;
+    for (int col = 0; *s && col < sc->cols; col++) {
+        last = sc->len;
         s += put_char(sc->buf, &sc->len, s);
+    }
+    /* Cut at the screen's edge: its last column says so (two names that
+     * differ past it would otherwise look the same). */
+    if (*s && sc->cols > 0) {
+        sc->len = last;
+        sc->buf[sc->len++] = '>';
+    }
     sc->buf[sc->len++] = '\n';
     sc->lines++;
 }
@@ -407,12 +416,17 @@ static void thread_header(struct screen *sc, const struct top_opts *o, const str
 
 struct order {
     size_t t;
-    double shown, all;
+    double oncpu, shown, all;
 };
 
+/* The busiest first: by time on a CPU (a thread blocked in a foreign call
+ * has as many samples as one that computes, and sixty of them hid the one
+ * thread that did), then by samples shown. */
 static int cmp_order(const void *a, const void *b)
 {
     const struct order *x = a, *y = b;
+    if (x->oncpu != y->oncpu)
+        return x->oncpu > y->oncpu ? -1 : 1;
     if (x->shown != y->shown)
         return x->shown > y->shown ? -1 : 1;
     if (x->all != y->all)
@@ -421,7 +435,8 @@ static int cmp_order(const void *a, const void *b)
 }
 
 /* One section per thread, the busiest first: a header, its tags (GHC), and
- * as many of its functions as the rows allow when shared out evenly. */
+ * as many of its functions as the rows allow when shared out evenly; the
+ * last row says how many threads did not fit, if any. */
 static void thread_sections(struct screen *sc, const struct top *v, const struct top_opts *o,
                             const struct profile *p, bool ghc)
 {
@@ -442,7 +457,7 @@ static void thread_sections(struct screen *sc, const struct top *v, const struct
         /* A thread gone quiet (exited) fades out of the recent window. */
         if (w <= 0 || ratio(w, all_w) < NEGLIGIBLE)
             continue;
-        ord[n++] = (struct order){t, FIG(o, s, w_shown, n_shown), w};
+        ord[n++] = (struct order){t, FIG(o, s, w_oncpu, n_oncpu), FIG(o, s, w_shown, n_shown), w};
         busy += ord[n - 1].shown > 0;
     }
     qsort(ord, n, sizeof *ord, cmp_order);
@@ -453,12 +468,20 @@ static void thread_sections(struct screen *sc, const struct top *v, const struct
         each = 1;
     for (size_t i = 0; i < n && rows_left(sc) > 0; i++) {
         const struct scope *s = &v->scopes[1 + ord[i].t];
+        bool more = i + 1 < n;
+        int head = ord[i].shown > 0 ? per_head : 1;
+        if (more && rows_left(sc) < head + 1) {
+            line(sc, "... %zu more thread%s: a taller terminal shows them", n - i,
+                 n - i == 1 ? "" : "s");
+            break;
+        }
         thread_header(sc, o, p, ord[i].t, all, s);
         if (ord[i].shown <= 0)
             continue;
         if (ghc)
             tags_line(sc, o, s, "  ");
-        functions(sc, v, o, s, each);
+        int room = rows_left(sc) - (more ? 1 : 0);
+        functions(sc, v, o, s, each < room ? each : room);
     }
     free(ord);
 }

@@ -1698,7 +1698,8 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
         goto done_signals;
     }
     if (r.t.execed)
-        log__info("pid %d called exec: the program changed, recording stops here", (int)pid);
+        log__info("pid %d called exec: the program changed, %s here", (int)pid,
+                  o->live ? "the view ends" : "recording stops");
     else if (r.p.launched)
         warn_stripped(&r);
     if (r.watch_children)

@@ -304,3 +304,84 @@ TEST(waiting_before_samples)
 }
 
 UNIT_MAIN()
+
+/* A line wider than the screen ends in '>' at its last column (before: cut
+ * silently, so two names that differ past the edge looked the same); one
+ * that fits does not. */
+TEST(cut_lines_marked)
+{
+    struct profile *p = new_profile();
+    struct top *v = top__new(1.0, false);
+    int t = profile__thread(p, 100, "prog");
+    add(p, t, (int[]){0, 3}, 2, TAG_NONE, false, 10, 500, 500);
+    batch(v, p, 1000);
+    char *s = top__render(v, p, &(struct top_opts){0}, 10, 24);
+    CHECK(strstr(s, "hsspy top - pid 100: ./>\n") == s);
+    CHECK(strstr(s, "\n 100.0   100.0  leaf\n") != NULL);
+    free(s);
+    top__free(v);
+    profile__free(p);
+}
+
+/* Per thread, the busiest first by time on a CPU: 60 samples of a thread
+ * blocked in a safe call came before the 30 of the one computing (before:
+ * by samples). Threads that do not fit are counted on the last row. */
+TEST(threads_by_cpu_and_counted)
+{
+    struct profile *p = new_profile();
+    struct top *v = top__new(1.0, false);
+    snprintf(p->ghc_version, sizeof p->ghc_version, "9.0.2");
+    int blocked = profile__thread(p, 100, "prog");
+    int busy = profile__thread(p, 101, "prog:w");
+    add(p, busy, (int[]){0, 3}, 2, TAG_HASKELL, false, 30, 500, 500);
+    struct raw_frame f[2] = {{1, FK_RET, 0}, {4, FK_RET, 0}};
+    int64_t st = profile__stack(p, f, 2);
+    for (int k = 0; k < 60; k++) {
+        struct prof_sample smp = {.t_ns = 500000000u, .thread = (uint32_t)blocked,
+                                  .stack = (uint32_t)st, .tag = TAG_SAFE_FFI, .state = 'S',
+                                  .cap = -1};
+        profile__add(p, &smp);
+    }
+    for (int k = 0; k < 10; k++)
+        add(p, profile__thread(p, 200 + k, "other"), (int[]){2}, 1, TAG_SAFE_FFI, false, 1, 500,
+            500);
+    batch(v, p, 1000);
+    char *s = top__render(v, p, &(struct top_opts){.threads = true}, 40, 100);
+    const char *h_busy = strstr(s, "\ntid 101 (prog:w): ");
+    const char *h_blocked = strstr(s, "\ntid 100 (prog): ");
+    if (!h_busy || !h_blocked || h_busy > h_blocked)
+        UNIT_FAIL("the thread on a CPU is not first:\n%s", s);
+    CHECK(strstr(s, "more thread") == NULL);
+    free(s);
+    /* 12 sections of 2 to 4 rows in 12 rows: the last row counts the rest. */
+    s = top__render(v, p, &(struct top_opts){.threads = true}, 12, 100);
+    int lines = 0;
+    for (const char *c = s; *c; c++)
+        lines += *c == '\n';
+    CHECK_EQ_INT(lines, 12);
+    const char *more = strstr(s, " more threads: a taller terminal shows them\n");
+    if (!more || more[strlen(" more threads: a taller terminal shows them\n")] != 0 ||
+        !strstr(s, "\n... "))
+        UNIT_FAIL("no count of the threads left out on the last row:\n%s", s);
+    free(s);
+    top__free(v);
+    profile__free(p);
+}
+
+/* A target in a job-control stop is said so in the header. */
+TEST(stopped_target_said)
+{
+    struct profile *p = new_profile();
+    struct top *v = top__new(1.0, false);
+    p->target_stopped = true;
+    char *s = top__render(v, p, &(struct top_opts){0}, 10, 200);
+    CHECK(strstr(s, "\npid 100 is stopped (SIGSTOP, or Ctrl-Z in its shell): nothing runs to "
+                    "sample; kill -CONT 100 continues it\n") != NULL);
+    free(s);
+    p->target_stopped = false;
+    s = top__render(v, p, &(struct top_opts){0}, 10, 200);
+    CHECK(strstr(s, "is stopped") == NULL);
+    free(s);
+    top__free(v);
+    profile__free(p);
+}
