@@ -189,6 +189,17 @@ static int parse_pid(const char *s, pid_t *pid)
     return 0;
 }
 
+/* -o FILE: not empty (one line said, -1). */
+static int parse_output(const char *arg, const char **out)
+{
+    if (!arg[0]) {
+        log__error("-o needs a file name (or - for standard output)");
+        return -1;
+    }
+    *out = arg;
+    return 0;
+}
+
 /* getopt found an unknown option or one given a value it does not take
  * (c == '?'), or one missing its value (c == ':', optstrings begin with
  * ':'). A long one is argv[optind - 1], "--name[=value]" (optopt 0 if
@@ -203,9 +214,10 @@ static int bad_option(char **argv, const char *cmd, int c, const struct option *
         if (strncmp(o->name, arg + 2, len) == 0 && (!named || strlen(o->name) == len))
             named = o; /* (an abbreviation, as getopt takes them; the exact name first) */
     bool is_long = strncmp(arg, "--", 2) == 0 && (optopt == 0 || (named && named->val == optopt));
-    if (!is_long)
-        log__error("option -%c %s (see hsspy %s --help)", optopt,
-                   c == ':' ? "needs a value" : "is unknown", cmd);
+    if (!is_long && c == ':')
+        log__error("option -%c needs a value (see hsspy %s --help)", optopt, cmd);
+    else if (!is_long)
+        log__error("unknown option '-%c' (see hsspy %s --help)", optopt, cmd);
     else if (c == ':' && named)
         log__error("option --%s needs a value (see hsspy %s --help)", named->name, cmd);
     else if (named && optopt && arg[2 + len] == '=')
@@ -313,7 +325,10 @@ static int cmd_record(int argc, char **argv)
                 return 2;
             }
             break;
-        case 'o': o.output = optarg; break;
+        case 'o':
+            if (parse_output(optarg, &o.output) < 0)
+                return 2;
+            break;
         case 'f':
             if (!writer__find(optarg)) {
                 log__error("unknown format '%s' (see hsspy record --help)", optarg);
@@ -511,7 +526,10 @@ static int cmd_dump(int argc, char **argv)
             if (parse_pid(optarg, &o.pid) < 0)
                 return 2;
             break;
-        case 'o': o.output = optarg; break;
+        case 'o':
+            if (parse_output(optarg, &o.output) < 0)
+                return 2;
+            break;
         case 'J': o.format = "json"; break;
         case 'q': log__set_quiet(true); break;
         case 'h': dump_usage(stdout); return 0;
@@ -577,7 +595,10 @@ static int cmd_report(int argc, char **argv)
             }
             o.format = optarg;
             break;
-        case 'o': o.output = optarg; break;
+        case 'o':
+            if (parse_output(optarg, &o.output) < 0)
+                return 2;
+            break;
         case 'T': o.threads = true; break;
         case 'I': o.idle = true; break;
         case 'S':

@@ -1784,7 +1784,16 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
         sigprocmask(SIG_SETMASK, &old, NULL);
     struct out_opts oo = {o->threads, o->idle, o->sort};
     /* (Counted before a raw file's samples are dropped, for the last word.) */
-    size_t written = r.p.nsamples;
+    size_t written = r.p.nsamples, shown = 0;
+    struct prof_iter it;
+    struct prof_sample smp;
+    if (!o->idle && profile__iter(&r.p, &it) == 0) {
+        while (shown == 0 && profile__next(&it, &smp))
+            shown += !(smp.flags & SAMPLE_IDLE);
+        profile__iter_free(&it);
+    } else {
+        shown = written;
+    }
     uint64_t threads = profile__threads_sampled(&r.p), errors = profile__walk_errors(&r.p);
     output__start(out);
     if ((raw ? raw__write_unnamed(&r.p, out) : w->write(&r.p, &oo, out)) < 0 || fflush(out) != 0) {
@@ -1835,6 +1844,12 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
         if (cmd_rc == 0)
             cmd_rc = 1;
     }
+    /* A profile of nothing: every sample was of a thread asleep (or none
+     * was taken), left out without --idle. */
+    if (shown == 0 && !o->idle && r.p.ticks > 0)
+        log__warn("no thread of pid %d ran at any sample%s: the profile is empty; --idle keeps "
+                  "the stacks they sleep in",
+                  (int)pid, written ? " (every one was asleep, idle)" : "");
     /* The last word, as py-spy and perf give it: what was written where. */
     log__info("recorded %zu samples of %" PRIu64 " thread%s (%" PRIu64 " walk errors%s); wrote "
               "the %s output to %s",

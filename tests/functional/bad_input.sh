@@ -164,13 +164,14 @@ expect_error "stack-no-value" "option --stack needs a value" "$HSSPY" record --s
 # Each subcommand's own options: one record takes is unknown to top, not
 # missing its value; a short option's value missing, a flag given one.
 expect_error "p-no-value" "option -p needs a value" "$HSSPY" record -p
-expect_error "top-unknown-d" "option -d is unknown \(see hsspy top --help\)" "$HSSPY" top -d 1 -p 1
-expect_error "dump-unknown-f" "option -f is unknown \(see hsspy dump --help\)" "$HSSPY" dump -f json -p 1
-expect_error "report-unknown-p" "option -p is unknown \(see hsspy report --help\)" "$HSSPY" report -p 5 x
+expect_error "top-unknown-d" "unknown option '-d' \(see hsspy top --help\)" "$HSSPY" top -d 1 -p 1
+expect_error "dump-unknown-f" "unknown option '-f' \(see hsspy dump --help\)" "$HSSPY" dump -f json -p 1
+expect_error "report-unknown-p" "unknown option '-p' \(see hsspy report --help\)" "$HSSPY" report -p 5 x
 expect_error "flag-with-value" "option --threads takes no value" "$HSSPY" record --threads=1 -p 1
 expect_error "unknown-long" "unknown option '--bogus'" "$HSSPY" record --bogus -p 1
-expect_error "unknown-in-cluster" "option -z is unknown" "$HSSPY" record -qz -p 1
-expect_error "unknown-in-cluster-after-long" "option -x is unknown" "$HSSPY" record --idle -xq -p 1
+expect_error "empty-output" "-o needs a file name \(or - for standard output\)" "$HSSPY" record -o '' -p 1
+expect_error "unknown-in-cluster" "unknown option '-z'" "$HSSPY" record -qz -p 1
+expect_error "unknown-in-cluster-after-long" "unknown option '-x'" "$HSSPY" record --idle -xq -p 1
 expect_error "abbreviated-flag-with-value" "option --idle takes no value" "$HSSPY" record --idl=1 -p 1
 # A directory for captures that cannot take them: said before any sampling
 # (before, nothing was saved and nothing said).

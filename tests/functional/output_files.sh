@@ -164,3 +164,14 @@ check "stderr-closed-report" "the report differs: $(grep -m 2 hsspy "$T/closed2.
 rc=$?
 check "stdout-closed" "exit status $rc: $(cat "$T/err")" \
     eval '[ $rc -eq 1 ] && grep -qx "hsspy: standard output is closed: give -o FILE, or a writable standard output" "$T/err"'
+
+# A program asleep all along (sleep), without --idle: the profile is empty,
+# and the last lines say why and what keeps its stacks (before: "recorded
+# 1 samples ... wrote the folded output", an empty file, no word why).
+"$HSSPY" record -d 0.5 -o "$T/asleep.folded" -- sleep 2 2>"$T/asleep.err"
+check_status "asleep-status" $? "$T/asleep.err"
+check "asleep-said" "$(tr '\n' '|' <"$T/asleep.err")" \
+    eval '[ ! -s "$T/asleep.folded" ] && grep -Eq "^hsspy: warning: no thread of pid [0-9]+ ran at any sample \(every one was asleep, idle\): the profile is empty; --idle keeps the stacks they sleep in$" "$T/asleep.err"'
+"$HSSPY" record -d 0.5 --idle -o "$T/asleep.folded" -- sleep 2 2>"$T/asleep.err"
+check "asleep-idle-kept" "$(tr '\n' '|' <"$T/asleep.err"); $(head -c 200 "$T/asleep.folded")" \
+    eval '[ -s "$T/asleep.folded" ] && ! grep -q "no thread of pid" "$T/asleep.err"'
