@@ -47,7 +47,11 @@ static bool is_mapped_file(int fd, const struct map_entry *e)
  * is another libc altogether. So, in order: the path under /proc/PID/root,
  * if it is the mapped inode; the mapping itself (/proc/PID/map_files, which
  * needs privileges, and also serves a file that was replaced or removed
- * after it was mapped, "(deleted)"); then, unverified, the path under
+ * after it was mapped, "(deleted)"); for the executable, /proc/PID/exe,
+ * which the same user may open where map_files needs CAP_SYS_ADMIN (an
+ * executable removed or replaced since it started, not root: before, its
+ * symbols and CFI were lost, and a GHC program read as not one, exit 0);
+ * then, unverified, the path under
  * /proc/PID/root or as it is (a chroot in the host's namespace shows
  * host paths; some filesystems, overlayfs, report other inode numbers). */
 static int open_target_file(pid_t pid, const struct map_entry *e)
@@ -66,8 +70,18 @@ static int open_target_file(pid_t pid, const struct map_entry *e)
     }
     snprintf(path, sizeof path, "/proc/%d/map_files/%llx-%llx", (int)remote__mm_pid(pid),
              (unsigned long long)e->start, (unsigned long long)e->end);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0 || deleted)
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
         return fd;
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)remote__mm_pid(pid));
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+        if (is_mapped_file(fd, e))
+            return fd;
+        close(fd);
+    }
+    if (deleted) {
+        errno = ENOENT;
+        return -1;
+    }
     snprintf(path, sizeof path, "/proc/%d/root%s", (int)remote__mm_pid(pid), e->path);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)

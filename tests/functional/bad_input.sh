@@ -115,6 +115,22 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
         eval 'test $rc -eq 1 && test "$(wc -l <"$T/xonly.err")" -eq 1 && grep -Eq "cannot read the memory map of pid [0-9]+: it is not dumpable \(.*this user may not read.*\); run hsspy as root .*; the command was stopped$" "$T/xonly.err"'
     check "execute-only-not-left" "left running: $(pgrep -af "$T/bin/xonly")" \
         eval '! pgrep -f "$T/bin/xonly 30" >/dev/null'
+    # An executable removed since it started (an upgrade, a rebuild), as
+    # its own user: read through /proc/PID/exe, where /proc/PID/map_files
+    # needs CAP_SYS_ADMIN (before: no symbols nor CFI, "[unknown]").
+    mkdir "$T/gone" && chmod 777 "$T/gone" && cp "$W/chains" "$T/gone/chains" &&
+        chown 65534 "$T/gone/chains"
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$T/gone/chains" 8 >"$T/gone.out" &
+    gp=$!
+    wait_for_line "$T/gone.out" '^worker [0-9]+' || fail "deleted-setup" "the workload did not start"
+    rm -f "$T/gone/chains"
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$T/bin/hsspy" record -q -d 1 -p "$gp" \
+        -o "$T/gone/p.folded" 2>"$T/gone.err"
+    check_status "deleted-exe-record" $? "$T/gone.err"
+    n=$(count_matching "$T/gone/p.folded" ';main;outer;middle;leaf [0-9]+$')
+    check "deleted-exe-named" "$n samples under main;outer;middle;leaf: $(head -n 3 "$T/gone/p.folded" | tr '\n' '|')" \
+        test "$n" -ge 30
+    kill "$gp" 2>/dev/null; wait "$gp" 2>/dev/null
 else
     skip "permission-denied" "needs root (to run hsspy as another user) and setpriv"
 fi
