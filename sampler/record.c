@@ -1446,6 +1446,23 @@ static bool said_stopped(const struct recorder *r, pid_t pid)
     return stopped && !r->o->snapshot;
 }
 
+/* A file of the program's code that could not be read: its frames are
+ * unnamed, and C stacks through it cut short. Says which, and why. */
+static void said_unreadable(const struct recorder *r)
+{
+    const struct modset *ms = &r->ms;
+    if (!ms->unreadable[0])
+        return;
+    const char *del = " (deleted)";
+    size_t pl = strlen(ms->unreadable), dl = strlen(del);
+    bool deleted = pl > dl && strcmp(ms->unreadable + pl - dl, del) == 0;
+    log__warn("could not read %s (%s): its frames are unnamed%s", ms->unreadable,
+              strerror(-ms->unreadable_err),
+              deleted ? "; it was deleted or replaced since it was loaded, and only root can "
+                        "read it then (through /proc/PID/map_files)"
+                      : "");
+}
+
 /* A GHC program whose Haskell side could not be read got a C-only
  * profile: written, but not what was asked for. Says why. */
 static void said_unread(const struct recorder *r, pid_t pid)
@@ -1751,6 +1768,7 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
     if (o->live) {
         sigprocmask(SIG_SETMASK, &old, NULL);
         cmd_rc = process_end(pid, launched, r.t.exited, r.t.exit_status);
+        said_unreadable(&r);
         said_unread(&r, pid);
         goto verdict;
     }
@@ -1836,6 +1854,7 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
         if (waitpid(pid, &st, WNOHANG) == 0)
             log__info("'%s' (pid %d) keeps running", launched, (int)pid);
     }
+    said_unreadable(&r);
     said_unread(&r, pid);
     if (remote__denied()) {
         log__error("pid %d's memory could not be read: it is " PROC_UNDUMPABLE_WHY

@@ -69,6 +69,10 @@ static struct module *open_module(struct modset *s, const struct maps *maps, siz
                 break;
             }
         r = module__open(m, s->pid, maps, first);
+        if (r < 0 && r != -ENOMEM && r != -ENOEXEC && !s->unreadable[0] && e->path[0] == '/') {
+            snprintf(s->unreadable, sizeof s->unreadable, "%s", e->path);
+            s->unreadable_err = r;
+        }
     }
     if (r < 0) {
         free(m);

@@ -27,6 +27,10 @@ struct modset {
     unsigned long refreshes;
     bool loading; /* the last re-read found new modules: more may follow */
     struct module *main; /* the executable */
+    /* The first file of executable code that could not be opened (its
+     * frames then unnamed, its CFI unknown), and why (-errno); "": none. */
+    char unreadable[256];
+    int unreadable_err;
 };
 
 /* Read maps and open every mapped object. 0 or -errno (logs nothing). */

@@ -131,6 +131,26 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     check "deleted-exe-named" "$n samples under main;outer;middle;leaf: $(head -n 3 "$T/gone/p.folded" | tr '\n' '|')" \
         test "$n" -ge 30
     kill "$gp" 2>/dev/null; wait "$gp" 2>/dev/null
+    # A shared library removed since it was loaded has no such way in: its
+    # frames are unnamed, and the last lines say which file and why
+    # (before: nothing said).
+    printf 'void gone_spin(void) { for (;;) __asm__ volatile(""); }\n' >"$T/gone/lib.c"
+    printf 'void gone_spin(void);\nint main(void) { gone_spin(); }\n' >"$T/gone/main.c"
+    if gcc -shared -fPIC -o "$T/gone/libgone.so" "$T/gone/lib.c" 2>"$T/gone.err" &&
+        gcc -o "$T/gone/usegone" "$T/gone/main.c" -L"$T/gone" -lgone -Wl,-rpath,"$T/gone" 2>>"$T/gone.err"; then
+        chmod 755 "$T/gone/libgone.so" "$T/gone/usegone"
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$T/gone/usegone" &
+        gp=$!
+        sleep 0.3
+        rm -f "$T/gone/libgone.so"
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$T/bin/hsspy" record -d 0.5 -p "$gp" \
+            -o "$T/gone/lib.folded" 2>"$T/gone.err"
+        check "deleted-library-said" "$(tr '\n' '|' <"$T/gone.err")" \
+            grep -q "^hsspy: warning: could not read $T/gone/libgone.so (deleted) (.*): its frames are unnamed; it was deleted or replaced since it was loaded, and only root can read it then" "$T/gone.err"
+        kill "$gp" 2>/dev/null; wait "$gp" 2>/dev/null
+    else
+        skip "deleted-library-said" "cannot build a shared library: $(head -n 1 "$T/gone.err")"
+    fi
 else
     skip "permission-denied" "needs root (to run hsspy as another user) and setpriv"
 fi
