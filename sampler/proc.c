@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/user.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 ssize_t proc__read(const char *path, char *buf, size_t size)
@@ -494,4 +496,42 @@ int proc__children(pid_t pid, pid_t tid, pid_t *out, size_t max)
         cnt++;
     }
     return cnt;
+}
+
+/* Has hsspy capability cap in its effective set (/proc/self/status)? */
+static bool self_has_cap(int cap)
+{
+    char line[256];
+    bool has = false;
+    FILE *f = fopen("/proc/self/status", "re");
+    if (!f)
+        return false;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long eff;
+        if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+            has = (eff >> cap) & 1;
+            break;
+        }
+    }
+    fclose(f);
+    return has;
+}
+
+const char *proc__privileged_exe(const char *path)
+{
+    struct stat st;
+    if (self_has_cap(19)) /* CAP_SYS_PTRACE: the program keeps them */
+        return NULL;
+    struct statvfs vfs;
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    if (statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
+        return NULL; /* (mounted nosuid: it gives none anyway) */
+    if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+        return "set-user-ID";
+    if ((st.st_mode & S_ISGID) && st.st_gid != getegid())
+        return "set-group-ID";
+    if (getxattr(path, "security.capability", NULL, 0) > 0)
+        return "given file capabilities";
+    return NULL;
 }

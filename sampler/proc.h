@@ -35,6 +35,13 @@ bool proc__is_kthread(pid_t pid);
  * may trace it or read its memory then. */
 bool proc__not_dumpable(pid_t pid);
 
+/* Does the executable at path give the process that runs it privileges
+ * hsspy's own credentials lack: set-user-ID to another user, set-group-ID
+ * to another group, or file capabilities? Then what, as a few words, else
+ * NULL. Run under ptrace by a tracer without CAP_SYS_PTRACE, such a
+ * program runs without them (NULL if hsspy has it: root). */
+const char *proc__privileged_exe(const char *path);
+
 /* What makes a process not dumpable, for messages: the kernel makes one
  * so that runs a program it may not read or that gives it privileges. */
 #define PROC_UNDUMPABLE_WHY                                                                   \

@@ -1353,6 +1353,23 @@ static void log_not_profiled(const char *prog, bool ghc, const char *why)
                    prog, why);
 }
 
+/* The program exec'd (traced) gives privileges hsspy's tracing took from
+ * it: said. */
+static void said_privileged_exec(pid_t pid)
+{
+    char link[64], exe[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+    ssize_t n = readlink(link, exe, sizeof exe - 1);
+    if (n <= 0)
+        return;
+    exe[n] = 0;
+    const char *priv = proc__privileged_exe(exe);
+    if (priv)
+        log__warn("pid %d exec'd %s, which is %s: traced by hsspy, which lacks CAP_SYS_PTRACE, "
+                  "it runs without those privileges",
+                  (int)pid, exe, priv);
+}
+
 /* Before sampling, the recording cannot go on: the program is let go; one
  * hsspy launched, which has only just started, for this, is killed (not
  * left running on its own, orphaned). */
@@ -1536,6 +1553,12 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
         /* (A profile written to standard output, not a terminal: the
          * command's own output is not mixed into it.) */
         bool mixed = w && (!o->output || strcmp(o->output, "-") == 0) && !isatty(STDOUT_FILENO);
+        char path[PATH_MAX + 32];
+        const char *priv;
+        if (find_command(o->argv[0], path, sizeof path) && (priv = proc__privileged_exe(path)))
+            log__warn("%s is %s: traced by hsspy, which lacks CAP_SYS_PTRACE, it runs without "
+                      "those privileges (as root, it keeps them)",
+                      o->argv[0], priv);
         if (launch__start(o->argv, mixed, &r.t, &pid) < 0)
             goto done_signals;
         r.p.launched = true;
@@ -1681,6 +1704,7 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
         o->live->stop(o->live->arg); /* the terminal back as soon as sampling ends */
     if (r.t.execed && r.p.launched && !r.stopped && !o->live && !o->snapshot &&
         !(o->duration_s > 0 && (double)r.p.duration_ns >= o->duration_s * 1e9)) {
+        said_privileged_exec(pid);
         /* The command given became another program (a launcher, env or
          * nice, or a script's exec): follow it, from the start (its frames
          * are not those of the program before, whose samples go). */
@@ -1714,9 +1738,11 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
             give_up(&r);
         goto done_signals;
     }
-    if (r.t.execed)
+    if (r.t.execed) {
+        said_privileged_exec(pid);
         log__info("pid %d called exec: the program changed, %s here", (int)pid,
                   o->live ? "the view ends" : "recording stops");
+    }
     else if (r.p.launched)
         warn_stripped(&r);
     if (r.watch_children)

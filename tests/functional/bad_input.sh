@@ -131,6 +131,24 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     check "deleted-exe-named" "$n samples under main;outer;middle;leaf: $(head -n 3 "$T/gone/p.folded" | tr '\n' '|')" \
         test "$n" -ge 30
     kill "$gp" 2>/dev/null; wait "$gp" 2>/dev/null
+    # A set-user-ID program traced by a user without CAP_SYS_PTRACE runs
+    # without its privileges (the kernel's rule): said, launched or exec'd
+    # (before: nothing, and the program behaved otherwise under hsspy).
+    cp "$(command -v id)" "$T/bin/suid_id" && chmod 4755 "$T/bin/suid_id"
+    if [ "$(setpriv --reuid=65534 --regid=65534 --clear-groups "$T/bin/suid_id" -u)" = 0 ]; then
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$T/bin/hsspy" record -o /dev/null \
+            -- "$T/bin/suid_id" -u >"$T/suid.out" 2>"$T/suid.err"
+        check "setuid-launch-said" "$(tr '\n' '|' <"$T/suid.err")" \
+            grep -q "^hsspy: warning: $T/bin/suid_id is set-user-ID: traced by hsspy, which lacks CAP_SYS_PTRACE, it runs without those privileges" "$T/suid.err"
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$T/bin/hsspy" record -o /dev/null \
+            -- sh -c "exec $T/bin/suid_id -u" >"$T/suid.out" 2>"$T/suid.err"
+        check "setuid-exec-said" "$(tr '\n' '|' <"$T/suid.err")" \
+            grep -Eq "^hsspy: warning: pid [0-9]+ exec'd $T/bin/suid_id, which is set-user-ID: traced by hsspy, which lacks CAP_SYS_PTRACE, it runs without those privileges" "$T/suid.err"
+        "$HSSPY" record -o /dev/null -- "$T/bin/suid_id" -u >"$T/suid.out" 2>"$T/suid.err"
+        check "setuid-root-quiet" "$(tr '\n' '|' <"$T/suid.err")" lacks_line "$T/suid.err" 'set-user-ID'
+    else
+        skip "setuid" "a set-user-ID copy of id does not run as root here (nosuid?)"
+    fi
     # A shared library removed since it was loaded has no such way in: its
     # frames are unnamed, and the last lines say which file and why
     # (before: nothing said).
