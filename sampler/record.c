@@ -1513,22 +1513,26 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
     FILE *out = NULL;
     int rc = 1, cmd_rc = 0;
     pid_t pid = o->pid;
+    bool taken = false; /* o->held, taken over */
 
     memset(&r, 0, sizeof r);
     r.o = o;
     if (!w && !o->live) {
         log__error("unknown format '%s' (see hsspy record --help)", o->format);
-        return 2;
+        rc = 2;
+        goto done;
     }
     /* A binary format would flood a terminal: refuse before touching the
      * target. */
-    if (w && output__refused(o->output, w))
-        return 2;
+    if (w && output__refused(o->output, w)) {
+        rc = 2;
+        goto done;
+    }
     if (o->stack == STACK_CCS && check_profiled(o) < 0)
-        return 1;
+        goto done;
     rng_state = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
     if (w && !(out = output__open(o->output, w)))
-        return 1;
+        goto done;
     if (profile__init(&r.p) < 0 || capture__init(&r.cap, o->stack_bytes) < 0) {
         log__error("out of memory");
         goto done;
@@ -1567,6 +1571,7 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
          * before, it was let go and attached to again, and one that had
          * already exited by then, env true, was refused as a zombie.) */
         int err = tracee__take_over(&r.t, o->held);
+        taken = true;
         if (err < 0) {
             log__error("cannot follow pid %d through its exec: %s", (int)pid, strerror(-err));
             goto done_signals;
@@ -1742,9 +1747,9 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
         said_privileged_exec(pid);
         log__info("pid %d called exec: the program changed, %s here", (int)pid,
                   o->live ? "the view ends" : "recording stops");
-    }
-    else if (r.p.launched)
+    } else if (r.p.launched) {
         warn_stripped(&r);
+    }
     if (r.watch_children)
         children__end(&r.kids, r.kid_tids, target_tids(&r));
     finish_threads(&r);
@@ -1907,6 +1912,15 @@ verdict:
 done_signals:
     sigprocmask(SIG_SETMASK, &old, NULL);
 done:
+    if (o->held && !taken) {
+        /* Refused before it was taken over (--stack ccs on a program
+         * without -prof, the output): launched for this, it goes, rather
+         * than be let go from its exec with nothing to show for it. */
+        struct tracee held;
+        if (tracee__adopt(&held, o->held) == 0)
+            tracee__kill(&held, 3000);
+        tracee__free(&held);
+    }
     output__close(out);
     rts__free(&r.rts);
     ccs_walk__free(&r.ccs);

@@ -167,6 +167,16 @@ if [ -n "${plain:-}" ]; then
         one_error $rc "$T/attach.err" "needs a program built with -prof, and .*ccs-plain was not"
     check "$C-not-profiled-untouched" "pid $pid: state $(proc_state "$pid"), tracer $(tracer_of "$pid")" \
         eval '[ "$(tracer_of "$pid")" = 0 ] && [ "$(proc_state "$pid")" != T ] && [ "$(proc_state "$pid")" != t ]'
+    # Through a launcher that takes a moment (a script): refused once
+    # exec'd, and not left to run on its own (held at its exec until then).
+    printf '#!/bin/sh\nsleep 0.2\nexec "$@"\n' >"$T/slow.sh"
+    chmod +x "$T/slow.sh"
+    "$HSSPY" record --stack ccs -o "$T/plain.folded" -- "$T/slow.sh" "$plain" 29 >"$T/plain.out" 2>"$T/plain.err"
+    rc=$?
+    check "$C-not-profiled-via-script" "exit $rc, stderr: $(tr '\n' '|' <"$T/plain.err")" \
+        eval '[ $rc -eq 1 ] && grep -q "needs a program built with -prof, and .*ccs-plain was not" "$T/plain.err"'
+    check "$C-not-profiled-via-script-gone" "left running: $(pgrep -af "$plain 29")" \
+        eval '! pgrep -f "$plain 29" >/dev/null && [ ! -s "$T/plain.out" ] && [ ! -e "$T/plain.folded" ]'
 fi
 # Not a GHC program at all (found through PATH), and not a launcher of
 # one: it may exec one for a second (see below), then it is refused, and
