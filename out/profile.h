@@ -37,6 +37,7 @@ struct prof_thread {
     uint64_t samples; /* every sample taken of it, idle or not */
     uint64_t oncpu;   /* samples in /proc state R */
     uint64_t tags[TAG__COUNT];
+    bool exited;      /* top: gone since (as of its last refresh) */
     /* Its Haskell thread at the last sample (for dumps): TSO, stack chunk
      * and that chunk's saved sp; 0 when none. */
     uint64_t tso, stack, stack_sp, stack_end;

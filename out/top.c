@@ -411,7 +411,8 @@ static void thread_header(struct screen *sc, const struct top_opts *o, const str
                  100.0 * ratio(FIG(o, s, w_oncpu, n_oncpu), FIG(o, s, w_all, n_all)));
     else
         snprintf(what, sizeof what, "idle (--idle shows its functions)");
-    line(sc, "tid %d (%s)%s%s: %s", (int)th->tid, th->comm, s->role[0] ? " " : "", s->role, what);
+    line(sc, "tid %d (%s)%s%s%s: %s", (int)th->tid, th->comm, s->role[0] ? " " : "", s->role,
+         th->exited ? ", exited" : "", what);
 }
 
 struct order {
@@ -512,9 +513,9 @@ char *top__render(const struct top *v, const struct profile *p, const struct top
     else
         snprintf(window, sizeof window, "recent, weight halves every %.3g s",
                  v->half_life_ns / 1e9);
-    line(&sc, "%s | %s | by %s%s%s", window, o->threads ? "per thread" : "all threads",
-         o->sort == TOP_SORT_OWN ? "own" : "total", o->keys && o->keys[0] ? " | " : "",
-         o->keys ? o->keys : "");
+    line(&sc, "%s | %s | by %s%s%s%s%s", window, o->threads ? "per thread" : "all threads",
+         o->sort == TOP_SORT_OWN ? "own" : "total", o->options && o->options[0] ? " | " : "",
+         o->options ? o->options : "", o->keys && o->keys[0] ? " | " : "", o->keys ? o->keys : "");
     if (ghc && !o->threads)
         tags_line(&sc, o, all, "");
     if (p->children[0])

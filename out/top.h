@@ -38,6 +38,7 @@ struct top_opts {
     enum top_sort sort;
     bool all_time;      /* all-time counts instead of the recent window */
     const char *keys;   /* a reminder of the keys, for the header ("" none) */
+    const char *options; /* the options that change what is seen (--idle ...), or "" */
 };
 
 struct top;

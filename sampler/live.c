@@ -97,7 +97,12 @@ int live__run(const struct live_opts *o)
     /* Before touching the target: a view needs a terminal. */
     if (term__usable() < 0)
         return 2;
-    struct live l = {.view = top__new(LIVE_HALF_LIFE_S, o->idle), .opts = {.keys = KEYS}};
+    struct live l = {.view = top__new(LIVE_HALF_LIFE_S, o->idle),
+                     .opts = {.keys = KEYS,
+                              .options = o->idle && o->nonblocking ? "--idle --nonblocking"
+                                         : o->idle                 ? "--idle"
+                                         : o->nonblocking          ? "--nonblocking"
+                                                                   : ""}};
     if (!l.view) {
         log__error("out of memory");
         return 1;

@@ -995,13 +995,16 @@ static enum live_action live_refresh(struct recorder *r)
         return LIVE_STOP;
     }
     /* Threads name themselves after they start ("ghc_ticker", "prog:w"). */
-    for (size_t i = 0; i < p->nthreads; i++)
-        if (tracee__find(&r->t, p->threads[i].tid)) {
+    for (size_t i = 0; i < p->nthreads; i++) {
+        const struct tthread *th = tracee__find(&r->t, p->threads[i].tid);
+        p->threads[i].exited = !th || th->run == TT_GONE || th->run == TT_EXITING;
+        if (th) {
             char comm[16];
             proc__comm(r->t.pid, p->threads[i].tid, comm, sizeof comm);
             if (strcmp(comm, "?") != 0)
                 memcpy(p->threads[i].comm, comm, sizeof comm);
         }
+    }
     if (r->rts.ghc)
         profile__name_roles(p);
     /* (Where the time goes instead, since the start: a launcher's children.) */

@@ -385,3 +385,25 @@ TEST(stopped_target_said)
     top__free(v);
     profile__free(p);
 }
+
+/* The options that change what is seen are in the header; a thread gone
+ * since is marked so in its section. */
+TEST(options_and_exited_threads)
+{
+    struct profile *p = new_profile();
+    struct top *v = top__new(1.0, true);
+    int t0 = profile__thread(p, 100, "prog");
+    int t1 = profile__thread(p, 101, "prog-w");
+    add(p, t0, (int[]){0, 3}, 2, TAG_NONE, false, 10, 500, 500);
+    add(p, t1, (int[]){1, 4}, 2, TAG_NONE, false, 10, 500, 500);
+    p->threads[t1].exited = true;
+    batch(v, p, 1000);
+    struct top_opts o = {.threads = true, .options = "--idle --nonblocking", .keys = "q quit"};
+    char *s = top__render(v, p, &o, 40, 200);
+    CHECK(strstr(s, " | by own | --idle --nonblocking | q quit\n") != NULL);
+    CHECK(strstr(s, "\ntid 101 (prog-w), exited: ") != NULL);
+    CHECK(strstr(s, "\ntid 100 (prog): ") != NULL);
+    free(s);
+    top__free(v);
+    profile__free(p);
+}
