@@ -64,6 +64,33 @@ static void child(char *const argv[], int errfd, int gofd, bool stdout_to_stderr
     _exit(127);
 }
 
+/* execvp said ENOENT of cmd, a file that exists (a path): a script whose
+ * #! line names an interpreter that does not exist? Then that, in interp. */
+static bool missing_interpreter(const char *cmd, char *interp, size_t size)
+{
+    char line[256];
+    if (!strchr(cmd, '/'))
+        return false;
+    int fd = open(cmd, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, line, sizeof line - 1);
+    close(fd);
+    if (n < 3 || line[0] != '#' || line[1] != '!')
+        return false;
+    line[n] = 0;
+    char *s = line + 2;
+    s += strspn(s, " \t");
+    size_t len = strcspn(s, " \t\n");
+    if (!len)
+        return false;
+    s[len] = 0;
+    if (access(s, X_OK) == 0)
+        return false;
+    snprintf(interp, size, "%s", s);
+    return true;
+}
+
 /* Follow the child from its seizure to its exec (or its death). 0 once it
  * runs the new program, else -errno (exec failed) or -ECHILD. */
 static int follow_to_exec(pid_t pid, int errfd, const char *cmd)
@@ -78,7 +105,12 @@ static int follow_to_exec(pid_t pid, int errfd, const char *cmd)
         if (WIFEXITED(st) || WIFSIGNALED(st)) {
             if (read(errfd, &err, sizeof err) != (ssize_t)sizeof err)
                 err = ECHILD;
-            log__error("cannot run '%s': %s", cmd, strerror(err));
+            char interp[256];
+            if (err == ENOENT && missing_interpreter(cmd, interp, sizeof interp))
+                log__error("cannot run '%s': its interpreter %s (its #! line) was not found",
+                           cmd, interp);
+            else
+                log__error("cannot run '%s': %s", cmd, strerror(err));
             return -err;
         }
         if (!WIFSTOPPED(st))

@@ -194,6 +194,12 @@ expect_error "no-such-command" "cannot run '/nonexistent/cmd': No such file or d
 touch "$T/notexec"
 expect_error "not-executable" "cannot run '$T/notexec': Permission denied" \
     "$HSSPY" record -d 1 -- "$T/notexec"
+# A script whose #! names no interpreter there (before: "No such file or
+# directory", of a file that is there).
+printf '#!/nonexistent/sh\necho hi\n' >"$T/badbang.sh"
+chmod +x "$T/badbang.sh"
+expect_error "missing-interpreter" "cannot run '$T/badbang.sh': its interpreter /nonexistent/sh \(its #! line\) was not found" \
+    "$HSSPY" record -d 1 -- "$T/badbang.sh"
 
 # Usage errors.
 expect_error "no-target" "nothing to profile" "$HSSPY" record -d 1
