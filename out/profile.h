@@ -177,7 +177,8 @@ struct profile {
      * losses of records, and while cs_busy of the cs_threads switched
      * more than about once a tick. */
     uint64_t cs_threads, cs_refused, cs_losses, cs_busy;
-    uint32_t cs_errno;
+    uint32_t cs_errno; /* an errno, or PROF_CS_ELOCKED */
+#define PROF_CS_ELOCKED 4096 /* rings without locked memory (PERFRING_ELOCKED) */
     /* ... records of per-CPU events (sampler/psample.h), for every thread;
      * cs_losses then counts the ticks after which records were lost. */
     bool cs_cpu_wide;

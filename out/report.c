@@ -118,7 +118,9 @@ static void header(const struct profile *p, FILE *f)
         if (p->cs_refused)
             fprintf(f, "%sby /proc for %s%" PRIu64 " (perf events refused: %s)",
                     p->cs_threads ? "; " : "", p->cs_threads ? "" : "all ", p->cs_refused,
-                    strerror((int)p->cs_errno));
+                    p->cs_errno == PROF_CS_ELOCKED
+                        ? "their rings' locked memory is used up: perf_event_mlock_kb, ulimit -l"
+                        : strerror((int)p->cs_errno));
         if (p->cs_busy)
             fprintf(f, "; %" PRIu64 " of them switched more than once a tick for a while "
                        "(their records cost the program more than /proc costs hsspy: "

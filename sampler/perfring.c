@@ -26,7 +26,7 @@ int perfring__open(struct perf_event_attr *a, pid_t tid, int cpu, size_t pages, 
     void *m = mmap(NULL, (1 + pages) * perfring__page_size(), PROT_READ | PROT_WRITE, MAP_SHARED,
                    f, 0);
     if (m == MAP_FAILED) {
-        int e = errno;
+        int e = errno == EPERM ? PERFRING_ELOCKED : errno;
         close(f);
         return -e;
     }

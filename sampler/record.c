@@ -34,6 +34,7 @@
 #include "sampler/launch.h"
 #include "sampler/log.h"
 #include "sampler/output.h"
+#include "sampler/perfring.h"
 #include "sampler/proc.h"
 #include "sampler/remote.h"
 #include "sampler/tracee.h"
@@ -154,7 +155,11 @@ static void log_nonblocking_refused(int err)
     if (proc__read("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof paranoid) <= 0)
         snprintf(paranoid, sizeof paranoid, "?");
     paranoid[strcspn(paranoid, "\n")] = 0;
-    if (err == -EACCES || err == -EPERM)
+    if (err == -PERFRING_ELOCKED)
+        log__error("--nonblocking: the perf events' rings need locked memory, and this user's "
+                   "is used up (perf_event_mlock_kb, ulimit -l): raise it, run as root, or "
+                   "leave --nonblocking out to stop threads instead");
+    else if (err == -EACCES || err == -EPERM)
         log__error("--nonblocking samples every CPU by perf events, which needs root, "
                    "CAP_PERFMON or perf_event_paranoid <= 0 (it is %s here): run as root, "
                    "or leave --nonblocking out to stop threads instead", paranoid);
@@ -1779,6 +1784,7 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
     /* (Per-CPU events: every thread's switches were told.) */
     r.p.cs_threads = r.p.cs_cpu_wide ? r.t.st.threads_seen : r.t.st.cs_threads;
     r.p.cs_refused = r.t.st.cs_refused;
+    _Static_assert(PROF_CS_ELOCKED == PERFRING_ELOCKED, "one code for rings without locked memory");
     r.p.cs_errno = (uint32_t)r.t.st.cs_errno;
     r.p.cs_losses = r.t.st.cs_losses;
     r.p.cs_drains = r.t.st.sw_drains;

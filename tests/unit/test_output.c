@@ -301,6 +301,26 @@ TEST(report_header_words)
     profile__free(&p);
 }
 
+/* Switch records refused: the errno said, or, for rings without locked
+ * memory (mmap's EPERM, read before as a perf event refused), that. */
+TEST(report_switches_refused)
+{
+    struct profile p;
+    profile__init(&p);
+    p.rate_hz = 99;
+    p.cs_refused = 2;
+    p.cs_errno = 13;
+    char *s = render(&p, "report", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK(strstr(s, "told by /proc for all 2 (perf events refused: Permission denied)\n"));
+    free(s);
+    p.cs_errno = PROF_CS_ELOCKED;
+    s = render(&p, "report", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK(strstr(s, "told by /proc for all 2 (perf events refused: their rings' locked memory is "
+                    "used up: perf_event_mlock_kb, ulimit -l)\n"));
+    free(s);
+    profile__free(&p);
+}
+
 TEST(speedscope_exact)
 {
     struct profile p;
