@@ -300,8 +300,11 @@ else
     check "target-stopped-said" "no line saying pid $j is stopped: $(shown)" \
         grep -q "^pid $j is stopped" "$T/screen"
     kill -CONT "$j"
-    sleep 1.5
-    screen
+    for _ in $(seq 50); do
+        screen
+        lacks_line "$T/screen" "^pid $j is stopped" && break
+        sleep 0.1
+    done
     check "target-continued-said" "still said stopped: $(shown)" lacks_line "$T/screen" "^pid $j is stopped"
     hp=$(cat "$T/job.pid")
     kill -TSTP "$hp"
