@@ -49,7 +49,6 @@ static void frame_line(const struct profile *p, int i, uint32_t id, FILE *f)
 
 static int write_dump(const struct profile *p, const struct out_opts *o, FILE *f)
 {
-    (void)o;
     fprintf(f, "hsspy dump of pid %d: %s\n", (int)p->pid, p->cmdline);
     if (p->ghc_version[0])
         fprintf(f, "runtime: GHC %s\n", p->ghc_version);
@@ -59,6 +58,8 @@ static int write_dump(const struct profile *p, const struct out_opts *o, FILE *f
         return -1;
     while (profile__next(&it, &smp)) {
         const struct prof_sample *s = &smp;
+        if (!out__visible(p, s, o))
+            continue; /* (idle, without --idle: as every format has it) */
         const struct prof_thread *t = &p->threads[s->thread];
         uint32_t n;
         const uint32_t *ids = profile__stack_ids(p, s->stack, &n);
@@ -116,7 +117,7 @@ static int write_dump(const struct profile *p, const struct out_opts *o, FILE *f
 
 const struct writer writer_dump = {
     .name = "dump",
-    .help = "every thread's whole stack with addresses (what `hsspy dump` prints)",
+    .help = "every sample's whole stack with addresses, a block each (as `hsspy dump` prints)",
     .text = true,
     .write = write_dump,
 };

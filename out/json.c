@@ -47,7 +47,6 @@ static void frames(const struct profile *p, uint32_t stack, FILE *f)
 
 static int write_json(const struct profile *p, const struct out_opts *o, FILE *f)
 {
-    (void)o;
     fprintf(f, "{\n  \"pid\": %d,\n  \"command\": ", (int)p->pid);
     text__json(f, p->cmdline);
     fputs(",\n  \"ghc\": ", f);
@@ -68,10 +67,13 @@ static int write_json(const struct profile *p, const struct out_opts *o, FILE *f
     struct prof_sample smp;
     if (profile__iter(p, &it) < 0)
         return -1;
-    for (size_t i = 0; profile__next(&it, &smp); i++) {
+    size_t shown = 0;
+    while (profile__next(&it, &smp)) {
         const struct prof_sample *s = &smp;
+        if (!out__visible(p, s, o))
+            continue; /* (idle, without --idle: as every format has it) */
         const struct prof_thread *t = &p->threads[s->thread];
-        fprintf(f, "%s\n    {\"tid\": %d, \"name\": ", i ? "," : "", (int)t->tid);
+        fprintf(f, "%s\n    {\"tid\": %d, \"name\": ", shown++ ? "," : "", (int)t->tid);
         text__json(f, t->comm);
         fputs(", \"role\": ", f);
         text__json(f, t->role);
@@ -82,7 +84,7 @@ static int write_json(const struct profile *p, const struct out_opts *o, FILE *f
         fputc('}', f);
     }
     profile__iter_free(&it);
-    fputs(p->nsamples ? "\n  ],\n  \"haskell_threads_missing\": "
+    fputs(shown ? "\n  ],\n  \"haskell_threads_missing\": "
                       : "],\n  \"haskell_threads_missing\": ",
           f);
     if (p->green_short[0])

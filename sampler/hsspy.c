@@ -61,7 +61,7 @@ static void record_usage(FILE *f)
             "usage: hsspy record [-F HZ] [-d SECONDS] [-o FILE] [-f FORMAT] [--sort acc|own]\n"
             "                    [--stack stg|ccs] [--threads] [--idle] [--nice N | --realtime]\n"
             "                    [--no-perf-events | --per-thread-events | --nonblocking] [-q]\n"
-            "                    (-p PID | -- CMD [ARGS...])\n"
+            "                    [--save-captures DIR] (-p PID | -- CMD [ARGS...])\n"
             "\n"
             "Sample every thread of a process and write a profile.\n"
             "\n"
@@ -71,15 +71,17 @@ static void record_usage(FILE *f)
             "                        processes are not sampled, and when they used more\n"
             "                        CPU than it, the last lines say so and name the\n"
             "                        busiest); if CMD fails, hsspy says so and exits\n"
-            "                        with its status (128 + N if signal N killed it);\n"
+            "                        with its status (128 + N if signal N killed it),\n"
+            "                        unless hsspy failed itself (1; 3: a GHC program\n"
+            "                        whose runtime could not be read);\n"
             "                        its standard output goes to standard error when\n"
             "                        the profile goes to standard output, not a terminal\n"
             "  -F, --rate HZ         samples per second (default 99; jittered +-10%%)\n"
             "  -d, --duration SECS   stop after SECS seconds (fractions allowed; default:\n"
             "                        until Ctrl-C or the target exits)\n"
-            "  -o, --output FILE     write to FILE (default: standard output), replaced\n"
-            "                        whole once the profile is written (a recording that\n"
-            "                        fails, a full disk, leave it as it was)\n"
+            "  -o, --output FILE     write to FILE (default, or -: standard output),\n"
+            "                        replaced whole once the profile is written (a\n"
+            "                        recording that fails, a full disk, leave it as it was)\n"
             "  -f, --format FORMAT   output format (default folded):\n");
     formats_usage(f);
     fprintf(f,
@@ -138,8 +140,10 @@ static void record_usage(FILE *f)
             "                        (every blocked thread is then read, idle or not)\n"
             "  -h, --help            this text\n"
             "\n"
-            "Ctrl-C (or SIGTERM) stops the recording, detaches and writes the output.\n"
-            "The target keeps running whatever happens to hsspy.\n");
+            "Ctrl-C (or SIGTERM, SIGHUP) stops the recording, detaches and writes the\n"
+            "output. Ctrl-C at the terminal also reaches a command launched with -- CMD\n"
+            "(one process group, as with perf record): SIGTERM to hsspy stops only the\n"
+            "recording. The target keeps running whatever happens to hsspy.\n");
 }
 
 static int parse_double(const char *s, double *out)
@@ -410,9 +414,10 @@ static void top_usage(FILE *f)
                "and total share (samples with it anywhere on the stack, once however\n"
                "deep it recurses) and, for a GHC program, the share of each tag\n"
                "(haskell, unsafe-ffi, safe-ffi, gc, rts, idle, over every sample,\n"
-               "idle ones included). The header gives the target, the rate asked and\n"
-               "achieved, the samples taken, the time since the start, and\n"
-               "--idle and --nonblocking when given.\n"
+               "idle ones included). The header gives the target (and its GHC\n"
+               "version), the rate asked and achieved, the samples taken, the time\n"
+               "since the start, missed ticks, walk errors, and --idle and\n"
+               "--nonblocking when given.\n"
                "\n"
                "Shares are of the recent past: each sample's weight halves every\n"
                "%.0f s (an exponentially decayed window: the last %.0f s count for 7/8),\n"
@@ -428,11 +433,11 @@ static void top_usage(FILE *f)
                "  -h, --help            this text\n"
                "\n"
                "keys:\n"
-               "  q          quit: detach and leave the process running (so do Ctrl-C\n"
-               "             and SIGTERM)\n"
+               "  q          quit: detach and leave the process running (so do Ctrl-C,\n"
+               "             SIGTERM and SIGHUP; top also ends when the process exits)\n"
                "  t          all threads merged, or one section per thread (busiest\n"
                "             first, by time on a CPU: its role, share of the samples,\n"
-               "             time on CPU, tags and its own top functions)\n"
+               "             share of them on a CPU, tags and its own top functions)\n"
                "  s          sort by own or by total share\n"
                "  a          recent window or all-time counts\n"
                "  space      redraw now (so does Ctrl-L)\n"
@@ -496,7 +501,7 @@ static void dump_usage(FILE *f)
                "\n"
                "  -p, --pid PID         the process\n"
                "      --json            one JSON document instead of text\n"
-               "  -o, --output FILE     write to FILE (default: standard output)\n"
+               "  -o, --output FILE     write to FILE (default, or -: standard output)\n"
                "  -q, --quiet           no informational messages or warnings\n"
                "  -h, --help            this text\n");
 }
@@ -558,9 +563,9 @@ static void report_usage(FILE *f)
                "\n"
                "  -f, --format FORMAT   output format (default report):\n");
     formats_usage(f);
-    fprintf(f, "  -o, --output FILE     write to FILE (default: standard output), replaced\n"
-               "                        whole once written; not the recording read (but\n"
-               "                        with -f raw)\n"
+    fprintf(f, "  -o, --output FILE     write to FILE (default, or -: standard output),\n"
+               "                        replaced whole once written; not the recording\n"
+               "                        read (but with -f raw)\n"
                "      --threads         a root frame per OS thread (the default if the\n"
                "                        recording was made with it)\n"
                "      --idle            keep samples of idle threads (likewise)\n"

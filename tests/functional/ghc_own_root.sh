@@ -47,7 +47,7 @@ own_root() { # SUITE CASE-PREFIX
         has_line "$T/raw.folded" '^\[haskell\];.*Main\.(\$w)?fib'
     check "$c-raw-unsafe-ffi" "no fibffi_spin under Main.* from the raw file" \
         has_line "$T/raw.folded" '^\[unsafe-ffi\];.*;Main\.[^;]*;fibffi_spin [0-9]+$'
-    "$HSSPY" report -q -f dump -o "$T/raw.dump" "$T/rec.raw" 2>/dev/null
+    "$HSSPY" report -q -f dump --idle -o "$T/raw.dump" "$T/rec.raw" 2>/dev/null
     grep -E ' \[libc\.so\.6\]' "$T/raw.dump" >"$T/raw.libc" || true
     n=$(wc -l <"$T/raw.libc")
     unnamed=$(grep -c ' libc\.so\.6+0x' "$T/raw.libc")
@@ -81,7 +81,7 @@ plain_chroot() { # SUITE CASE-PREFIX
     check_status "$c-record" $? "$T/plain.err"
     kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
     rm -rf "$dir"
-    "$HSSPY" report -q -f dump -o "$T/plain.dump" "$T/plain.raw" 2>/dev/null
+    "$HSSPY" report -q -f dump --idle -o "$T/plain.dump" "$T/plain.raw" 2>/dev/null
     grep -E ' \[libc\.so\.6\]' "$T/plain.dump" >"$T/plain.libc" || true
     n=$(wc -l <"$T/plain.libc")
     unnamed=$(grep -c ' libc\.so\.6+0x' "$T/plain.libc")
