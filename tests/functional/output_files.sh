@@ -175,3 +175,12 @@ check "asleep-said" "$(tr '\n' '|' <"$T/asleep.err")" \
 "$HSSPY" record -d 0.5 --idle -o "$T/asleep.folded" -- sleep 2 2>"$T/asleep.err"
 check "asleep-idle-kept" "$(tr '\n' '|' <"$T/asleep.err"); $(head -c 200 "$T/asleep.folded")" \
     eval '[ -s "$T/asleep.folded" ] && ! grep -q "no thread of pid" "$T/asleep.err"'
+# The dump and json formats too leave idle samples out without --idle, as
+# --idle says (before: they kept every sample, each "(no stack)").
+"$HSSPY" record -q -d 0.5 -f json -o "$T/asleep.json" -- sleep 2 2>"$T/asleep.err"
+"$HSSPY" record -q -d 0.5 -f dump -o "$T/asleep.dump" -- sleep 2 2>>"$T/asleep.err"
+check "asleep-json-dump-idle-out" "json threads $(grep -c '"tid"' "$T/asleep.json"), dump blocks $(grep -c '^thread ' "$T/asleep.dump")" \
+    eval '[ "$(grep -c "\"tid\"" "$T/asleep.json")" = 0 ] && [ "$(grep -c "^thread " "$T/asleep.dump")" = 0 ]'
+"$HSSPY" record -q -d 0.5 --idle -f json -o "$T/asleep.json" -- sleep 2 2>"$T/asleep.err"
+check "asleep-json-idle-kept" "json threads $(grep -c '"tid"' "$T/asleep.json")" \
+    test "$(grep -c '"tid"' "$T/asleep.json")" -ge 10
