@@ -142,8 +142,9 @@ static void record_usage(FILE *f)
             "\n"
             "Ctrl-C (or SIGTERM, SIGHUP) stops the recording, detaches and writes the\n"
             "output. Ctrl-C at the terminal also reaches a command launched with -- CMD\n"
-            "(one process group, as with perf record): SIGTERM to hsspy stops only the\n"
-            "recording. The target keeps running whatever happens to hsspy.\n");
+            "(one process group, as with perf record), whose end is then said and passed\n"
+            "on; SIGTERM to hsspy stops only the recording. The target keeps running\n"
+            "whatever happens to hsspy.\n");
 }
 
 static int parse_double(const char *s, double *out)

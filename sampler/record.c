@@ -111,6 +111,7 @@ struct recorder {
     struct psample_set sws;
     uint64_t tp_looked_ns; /* when learn_thread_pointers last read the Tasks */
     bool stopped; /* by a signal, or by the live view */
+    int stop_sig; /* ... that signal (0: none, or the view) */
     /* --stack ccs on a launched command not (yet) GHC's, which may be a
      * launcher (env, nice, a script): when it must have exec'd one by
      * (CLOCK_MONOTONIC), else it is refused (ccs_refused). */
@@ -1148,6 +1149,7 @@ static void loop(struct recorder *r)
             if (sig > 0)
                 log__info("%s: stopping", strsignal(sig));
             r->stopped = true;
+            r->stop_sig = sig > 0 ? sig : 0;
             return;
         }
         if (r->t.exited || r->t.execed)
@@ -1193,6 +1195,7 @@ static void loop(struct recorder *r)
         if (sig) {
             log__info("%s: stopping", strsignal(sig));
             r->stopped = true;
+            r->stop_sig = sig;
             return;
         }
         if (r->t.exited || r->t.execed)
@@ -1887,12 +1890,25 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
     if (r.p.children[0])
         log__warn("%s", r.p.children);
     cmd_rc = process_end(pid, launched, r.p.exited, r.p.exit_status);
-    if (said_stopped(&r, pid))
+    bool stopped_all = said_stopped(&r, pid);
+    if (stopped_all)
         cmd_rc = 1;
     if (launched && !r.p.exited) {
+        /* (Ended since the recording stopped: a Ctrl-C at the terminal
+         * reaches it too. How, said and passed on, as if recorded.) */
         int st;
-        if (waitpid(pid, &st, WNOHANG) == 0)
+        pid_t ended = waitpid(pid, &st, WNOHANG);
+        /* (Ctrl-C: the command's SIGINT, passed on as hsspy let it go, may
+         * take a moment to end it on a busy machine.) */
+        for (int i = 0; ended == 0 && r.stop_sig == SIGINT && i < 20; i++) {
+            struct timespec ts = {0, 10000000};
+            nanosleep(&ts, NULL);
+            ended = waitpid(pid, &st, WNOHANG);
+        }
+        if (ended == 0)
             log__info("'%s' (pid %d) keeps running", launched, (int)pid);
+        else if (ended == pid && !stopped_all)
+            cmd_rc = process_end(pid, launched, true, st);
     }
     said_unreadable(&r);
     said_unread(&r, pid);

@@ -167,3 +167,18 @@ rc=$?
 check "attached-fault-delivered" "the target's parent saw status $rc, not 139 (SIGSEGV)" test "$rc" = 139
 check "attached-said" "no line saying how pid $target ended: $(tr '\n' '|' <"$T/att.err")" \
     grep -q "^hsspy: warning: pid $target was killed by signal 11 (SIGSEGV" "$T/att.err"
+
+# Ctrl-C at the terminal: SIGINT to hsspy's process group, which a
+# launched command shares (as under perf record). The recording is
+# written, and how the command ended is said and passed on (before:
+# nothing said, exit 0, as if it ran on).
+cat >"$T/ctrlc.py" <<'PY'
+import os, signal, subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:], start_new_session=True, stdout=subprocess.DEVNULL)
+time.sleep(1.5)
+os.killpg(p.pid, signal.SIGINT)
+print(p.wait())
+PY
+rc=$(python3 "$T/ctrlc.py" "$HSSPY" record -o "$T/ctrlc.folded" -- "$W/chains" 20 2>"$T/ctrlc.err")
+check "ctrl-c-command-said" "exit $rc: $(tr '\n' '|' <"$T/ctrlc.err")" \
+    eval '[ "$rc" = 130 ] && grep -q "^hsspy: warning: .*chains. (pid [0-9]*) was killed by signal 2 (SIGINT" "$T/ctrlc.err" && has_line "$T/ctrlc.folded" ";main;outer;middle;leaf [0-9]+$"'
