@@ -1064,9 +1064,19 @@ static void job_stop(struct recorder *r)
     while (lv && lv->job && !lv->job(lv->arg, false)) {
         stop_self(SIGTTOU);
         /* (An orphaned process group is not stopped: no shell would
-         * continue it. Not a busy loop then.) */
+         * continue it. Not a busy loop then, and Ctrl-C, SIGTERM or
+         * SIGHUP still end the view: left pending for the loop.) */
+        sigset_t ends;
+        sigemptyset(&ends);
+        sigaddset(&ends, SIGINT);
+        sigaddset(&ends, SIGTERM);
+        sigaddset(&ends, SIGHUP);
         struct timespec ts = {0, 50000000};
-        nanosleep(&ts, NULL);
+        int end = sigtimedwait(&ends, NULL, &ts);
+        if (end > 0) {
+            kill(getpid(), end);
+            break;
+        }
     }
 }
 
