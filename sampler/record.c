@@ -1930,8 +1930,9 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
             cmd_rc = 1;
     }
     /* A profile of nothing: every sample was of a thread asleep (or none
-     * was taken), left out without --idle. */
-    if (shown == 0 && !o->idle && r.p.ticks > 0)
+     * was taken), left out without --idle. (Not of a process stopped all
+     * along: said so above.) */
+    if (shown == 0 && !o->idle && r.p.ticks > 0 && !stopped_all)
         log__warn("no thread of pid %d ran at any sample%s: the profile is empty; --idle keeps "
                   "the stacks they sleep in",
                   (int)pid, written ? " (every one was asleep, idle)" : "");

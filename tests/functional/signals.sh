@@ -118,6 +118,9 @@ rc=$?
 check "stopped-record-status" "exit status $rc (expected 1)" test "$rc" -eq 1
 check "stopped-record-said" "said: $(tr '\n' '|' <"$T/stopped.err")" \
     grep -q "^hsspy: pid $target was stopped (SIGSTOP, or Ctrl-Z in its shell) all through the recording: nothing ran to sample; continue it (kill -CONT $target)" "$T/stopped.err"
+# (Not then that no thread ran, and --idle would keep their stacks.)
+check "stopped-record-not-asleep" "said: $(tr '\n' '|' <"$T/stopped.err")" \
+    lacks_line "$T/stopped.err" "no thread of pid"
 st=$(proc_state "$target"); tr=$(tracer_of "$target")
 check "stopped-record-left-stopped" "target state '$st', tracer '$tr' after the recording" \
     test "$st" = T -a "$tr" = 0
