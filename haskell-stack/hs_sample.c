@@ -531,11 +531,15 @@ static void build(struct rts *r, struct unwinder *uw, const struct thread_captur
         /* Back from the call, waiting in resumeThread for a capability
          * another thread holds: the runtime's scheduling, not foreign
          * code. */
-        res->tag = any_frame_in(out, ur.n, &r->rts_calls) ? TAG_RTS : TAG_SAFE_FFI;
+        bool in_rts = any_frame_in(out, ur.n, &r->rts_calls);
+        res->tag = in_rts ? TAG_RTS : TAG_SAFE_FFI;
         if (ur.reached_haskell && code_ranges__has(&r->events, ur.hs_pc - 1)) {
             /* GHC's IO or timer manager waiting in epoll/poll: the runtime
-             * waiting for events, not the program working. */
-            res->tag = TAG_IDLE;
+             * waiting for events, not the program working. (Back from
+             * it, waiting for a capability: [rts], as any thread; before,
+             * [idle], half a busy -N1 program's timer manager's samples.) */
+            if (!in_rts)
+                res->tag = TAG_IDLE;
             res->role = code_ranges__has(&r->epoll, ur.hs_pc - 1) ? ROLE_IO_MANAGER
                                                                   : ROLE_TIMER_MANAGER;
         }

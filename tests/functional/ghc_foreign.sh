@@ -265,6 +265,16 @@ cap_wait() { # SUITE CASE-PREFIX
     ffi=$(count_matching "$f" '^tid [0-9]+ \([^)]*\);\[safe-ffi\];.*;perform(Blocking)?MajorGC;')
     check "$c-gc-wait" "$gcwait samples waiting in performMajorGC for a capability are [gc], $ffi under it [safe-ffi]: $(grep -E ';perform(Blocking)?MajorGC;' "$f" | sort -t' ' -k4 -nr | head -n 3 | tr '\n' '|')" \
         test "$gcwait" -ge 5 -a "$ffi" -eq 0
+    # The timer manager back from its poll (timers every millisecond)
+    # waits in resumeThread for the capability too: [rts], as any thread
+    # (before: [idle], as if still in its poll).
+    local tmwait tmidle
+    hs_record "$suite" /dev/null "$T/err" -q -F 199 -d 2 --threads --idle -o "$f" -- "$BUILT" 2.5 timer
+    check_status "$c-timer-exit-status" $? "$T/err"
+    tmwait=$(count_matching "$f" '^tid [0-9]+ \([^)]*\);\[rts\];.*GHC\.(Internal\.)?Event\..*;resumeThread;waitForCapability;')
+    tmidle=$(count_matching "$f" '^tid [0-9]+ \([^)]*\);\[idle\];.*GHC\.(Internal\.)?Event\..*;resumeThread;')
+    check "$c-timer-manager-rts" "$tmwait samples of the timer manager waiting in resumeThread are [rts], $tmidle [idle]: $(grep -E 'GHC\.(Internal\.)?Event\..*;resumeThread;' "$f" | sort -t' ' -k4 -nr | head -n 2 | cut -c1-300 | tr '\n' '|')" \
+        test "$tmwait" -ge 20 -a "$tmidle" -eq 0
 }
 
 ghc_targets

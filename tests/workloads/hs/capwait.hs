@@ -4,13 +4,16 @@
 -- runtime's scheduling, most of the time, and naps in the call the rest.
 -- With "gc", main asks for a major collection instead (performMajorGC, a
 -- safe call too), which waits for the capability before it collects.
+-- With "timer", a thread sleeps 1 ms at a time (threadDelay) meanwhile:
+-- the timer manager, back from its poll, waits in resumeThread too.
 --   main -> napLoop --safe--> usleep     (gc: performMajorGC)
 --   hog (forkIO) -> spinLoop --unsafe--> cos
--- Usage: capwait SECONDS [gc] (+RTS -N1)
+-- Usage: capwait SECONDS [gc|timer] (+RTS -N1)
 {-# LANGUAGE BangPatterns #-}
 module Main (main) where
 
-import Control.Concurrent (forkIO, yield)
+import Control.Concurrent (forkIO, threadDelay, yield)
+import Control.Monad (forever, when)
 import Control.Exception (evaluate)
 import Foreign.C.Types (CDouble (..), CInt (..), CUInt (..))
 import GHC.Clock (getMonotonicTime)
@@ -46,4 +49,5 @@ main = do
   secs : mode <- getArgs
   t0 <- getMonotonicTime
   _ <- forkIO (hog 0)
+  when (mode == ["timer"]) $ () <$ forkIO (forever (threadDelay 1000))
   napLoop (mode == ["gc"]) (t0 + read secs)
