@@ -65,10 +65,13 @@ nap() { # SUITE CASE-PREFIX MODE
     else
         # With the registers of its switch to sleep, its Sp among them:
         # not stopped (after its first tick's stop, for its thread
-        # pointer), as in a safe call.
+        # pointer), as in a safe call. (Stopped at every tick, it would be
+        # some 200 "stopped after all"; the count is of every thread, one
+        # that woke while it was read included: 0 to 2 on a quiet machine,
+        # 3 seen once under a full test run. A twentieth of the ticks.)
         if cpu_events_allowed; then
             check "$c-not-stopped" "${soft:-no} samples taken without a stop over $ticks ticks, ${refused:-none} stopped after all: $line" \
-                test "${soft:-0}" -ge $((ticks * 7 / 10)) -a "${refused:-0}" -le 2
+                test "${soft:-0}" -ge $((ticks * 7 / 10)) -a "${refused:-0}" -le $((ticks / 20))
         fi
         # Without them: the first try of each pc it blocks at is refused;
         # later ones are not tried (soft samples are only the other
