@@ -41,9 +41,11 @@ parallel() { # SUITE CASE-PREFIX
     # [idle], 60-77% of each worker's samples with -N4 on two CPUs; some
     # are still [idle], a worker handing its capability over between
     # collections). (Not asleep, woken and waiting for a CPU to take its
-    # capability, [rts]: on two CPUs, half of them or more.)
+    # capability, [rts]: on two CPUs, half of them or more.) Five seconds:
+    # a handover is caught a few times a second (once only, in 3 s, in a
+    # full test run).
     local waits gcwaits
-    hs_record "$suite" /dev/null "$T/err" -q -F 299 --idle -o "$T/seq.folded" -- "$prog" 3 +RTS -N4 -qg -RTS
+    hs_record "$suite" /dev/null "$T/err" -q -F 299 --idle -o "$T/seq.folded" -- "$prog" 5 +RTS -N4 -qg -RTS
     check_status "$c-seq-record-ok" $? "$T/err"
     waits=$(count_matching "$T/seq.folded" '^\[[a-z-]+\];.*;scheduleWorker;schedule;yieldCapability;waitCondition;')
     gcwaits=$(count_matching "$T/seq.folded" '^\[gc\];.*;scheduleWorker;schedule;yieldCapability;waitCondition;')
