@@ -23,8 +23,7 @@
 
 #include "sampler/log.h"
 
-static bool stdout_closed;
-static bool std_closed[3];
+static bool std_closed[3]; /* standard input, output, error: closed at the start */
 
 void output__guard_std_fds(void)
 {
@@ -37,8 +36,6 @@ void output__guard_std_fds(void)
             close(n);
         }
         std_closed[fd] = true;
-        if (fd == STDOUT_FILENO)
-            stdout_closed = true;
     }
 }
 
@@ -149,9 +146,10 @@ FILE *output__open(const char *path, const struct writer *w)
         /* (Closed, or open only for reading: said before the target is
          * touched, not once the recording is over.) */
         int fl = fcntl(STDOUT_FILENO, F_GETFL);
-        if (fl < 0 || stdout_closed || (fl & O_ACCMODE) == O_RDONLY) {
+        bool closed = fl < 0 || std_closed[STDOUT_FILENO];
+        if (closed || (fl & O_ACCMODE) == O_RDONLY) {
             log__error("standard output is %s: give -o FILE, or a writable standard output",
-                       fl < 0 || stdout_closed ? "closed" : "open only for reading");
+                       closed ? "closed" : "open only for reading");
             return NULL;
         }
         return output__refused(path, w) ? NULL : stdout;
