@@ -127,7 +127,9 @@ idle_through_collections() { # SUITE CASE-PREFIX
             tr -s ' ' | cut -c1-200)
     done
     check "$c-idle-not-gc" "threads that hardly ran, mostly [gc]: $bad" test -z "$bad"
-    # (A few are [gc]: woken, on their way to collect, state R.)
+    # (A few are [gc]: woken, on their way to collect, state R; more on a
+    # loaded machine, 12 of 94 once in a full test run. A fifth at most,
+    # as for the threads above: before the fix, 114 of 127.)
     local waits=0
     for run in 3 4; do
         hs_record "$suite" /dev/null "$T/err" -q -F 199 --threads --idle -o "$T/churn.folded" \
@@ -140,7 +142,7 @@ idle_through_collections() { # SUITE CASE-PREFIX
         waits=$((waits + n))
     done
     check "$c-worker-asleep-not-gc" "$asleep of $waits samples of workers asleep in gcWorkerThread are [gc]: $(grep -E '\[gc\];.*;gcWorkerThread;([^;]*;)*waitCondition;' "$T/churn.folded" | head -n 2 | cut -c1-250 | tr '\n' '|')" \
-        test "$((10 * asleep))" -le "$waits"
+        test "$((5 * asleep))" -le "$waits"
 }
 
 ghc_targets
