@@ -498,23 +498,42 @@ int proc__children(pid_t pid, pid_t tid, pid_t *out, size_t max)
     return cnt;
 }
 
-/* Has hsspy capability cap in its effective set (/proc/self/status)? */
+bool proc__status_field(const char *status_text, const char *key, char *out, size_t size)
+{
+    size_t klen = strlen(key);
+    for (const char *line = status_text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+            const char *v = line + klen + 1;
+            const char *end = nl ? nl : v + strlen(v);
+            while (v < end && (*v == ' ' || *v == '\t'))
+                v++;
+            if (size) {
+                size_t n = (size_t)(end - v) < size - 1 ? (size_t)(end - v) : size - 1;
+                memcpy(out, v, n);
+                out[n] = '\0';
+            }
+            return true;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return false;
+}
+
+bool proc__self_status_field(const char *key, char *out, size_t size)
+{
+    char text[4096]; /* (some 1.5 KiB on 6.x kernels) */
+    return proc__read("/proc/self/status", text, sizeof text) > 0 &&
+           proc__status_field(text, key, out, size);
+}
+
+/* Has hsspy capability cap in its effective set? */
 static bool self_has_cap(int cap)
 {
-    char line[256];
-    bool has = false;
-    FILE *f = fopen("/proc/self/status", "re");
-    if (!f)
-        return false;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long long eff;
-        if (sscanf(line, "CapEff: %llx", &eff) == 1) {
-            has = (eff >> cap) & 1;
-            break;
-        }
-    }
-    fclose(f);
-    return has;
+    char v[64];
+    unsigned long long eff;
+    return proc__self_status_field("CapEff", v, sizeof v) && sscanf(v, "%llx", &eff) == 1 &&
+           ((eff >> cap) & 1);
 }
 
 const char *proc__privileged_exe(const char *path)

@@ -23,6 +23,14 @@ int proc__tasks(pid_t pid, pid_t **tids, size_t *n);
  * parentheses, so the state is found after the last ')'. */
 char proc__stat_state(const char *stat_text);
 
+/* The value of field key ("CapEff", "NSpid") in the text of a status file,
+ * its leading blanks and the newline left off, into out (NUL-terminated,
+ * cut to size). False if the text has no such field. */
+bool proc__status_field(const char *status_text, const char *key, char *out, size_t size);
+
+/* The same from hsspy's own /proc/self/status. */
+bool proc__self_status_field(const char *key, char *out, size_t size);
+
 /* State letter of a process (tid == 0) or thread; '?' if gone. */
 char proc__state(pid_t pid, pid_t tid);
 

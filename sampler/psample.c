@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sampler/perfring.h"
+#include "sampler/proc.h"
 
 /* The registers asked for, in the order the kernel writes them (bit order
  * of enum perf_event_x86_regs): ax bx cx dx si di bp sp ip flags (0-9),
@@ -71,20 +72,9 @@ static void attr(struct perf_event_attr *a, uint64_t period_ns, size_t pages)
  * id per nested namespace). */
 static bool initial_pid_ns(void)
 {
-    char line[256];
-    bool one = false;
-    FILE *f = fopen("/proc/self/status", "re");
-    if (!f)
-        return false;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long a, b;
-        if (strncmp(line, "NSpid:", 6) == 0) {
-            one = sscanf(line + 6, "%lu %lu", &a, &b) == 1;
-            break;
-        }
-    }
-    fclose(f);
-    return one;
+    char v[128];
+    unsigned long a, b;
+    return proc__self_status_field("NSpid", v, sizeof v) && sscanf(v, "%lu %lu", &a, &b) == 1;
 }
 
 /* A BPF program that keeps a sample of the events only if the thread it

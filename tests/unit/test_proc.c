@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
@@ -240,4 +241,30 @@ TEST(stat_cpu_and_children_live)
     /* (0.3 s, to the kernel's accounting in ticks: at least 0.2 s.) */
     CHECK((double)(reaped - reaped0) >= 0.2 * (double)hz);
     CHECK_EQ_INT(proc__children(getpid(), 0, kids, 8), n - 1);
+}
+
+/* A field of a status file: found only as a whole key at a line's start,
+ * its value without the blanks before it or the newline, cut to size; the
+ * last line without a newline too; and hsspy's own NSpid is its pid. */
+TEST(status_fields)
+{
+    const char *text = "Name:\tx y\nTgid:\t12\nNSpid:\t12\t3\nCapEff:\t000001ffffffffff\n"
+                       "Cpus_allowed_list:\t0-1";
+    char v[32];
+    CHECK(proc__status_field(text, "NSpid", v, sizeof v));
+    CHECK_EQ_STR(v, "12\t3");
+    CHECK(proc__status_field(text, "CapEff", v, sizeof v));
+    CHECK_EQ_STR(v, "000001ffffffffff");
+    CHECK(proc__status_field(text, "Name", v, sizeof v));
+    CHECK_EQ_STR(v, "x y");
+    CHECK(proc__status_field(text, "Cpus_allowed_list", v, sizeof v));
+    CHECK_EQ_STR(v, "0-1");
+    CHECK(proc__status_field(text, "CapEff", v, 5));
+    CHECK_EQ_STR(v, "0000");
+    CHECK(!proc__status_field(text, "Cap", v, sizeof v));   /* (a prefix of a key) */
+    CHECK(!proc__status_field(text, "pid", v, sizeof v));   /* (a key's tail) */
+    CHECK(!proc__status_field(text, "Groups", v, sizeof v));
+    CHECK(!proc__status_field("", "Name", v, sizeof v));
+    CHECK(proc__self_status_field("Tgid", v, sizeof v));
+    CHECK_EQ_INT(atoi(v), (int)getpid());
 }
