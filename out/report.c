@@ -219,15 +219,6 @@ static void header(const struct profile *p, FILE *f)
     }
 }
 
-static int cmp_threads(const void *a, const void *b)
-{
-    const struct prof_thread *x = *(const struct prof_thread *const *)a;
-    const struct prof_thread *y = *(const struct prof_thread *const *)b;
-    if (x->samples != y->samples)
-        return x->samples > y->samples ? -1 : 1;
-    return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
 static void top(FILE *f, const char *title, const struct counter *c, uint64_t total)
 {
     struct counter_entry *v = counter__sorted(c, COUNTER_BY_COUNT);
@@ -383,23 +374,26 @@ out:
 
 static int write_report(const struct profile *p, const struct out_opts *o, FILE *f)
 {
-    const struct prof_thread **order = malloc((p->nthreads + 1) * sizeof *order);
+    uint64_t *shown = calloc(p->nthreads + 1, sizeof *shown);
+    struct out_rank *order = NULL;
     struct out_group *g = NULL;
     size_t ng = 0;
     int r = -1;
-    if (!order || out__groups(p, o, OUT_BY_THREAD, &g, &ng) < 0)
+    if (!shown || out__groups(p, o, OUT_BY_THREAD, &g, &ng) < 0)
+        goto out;
+    for (size_t i = 0; i < ng; i++)
+        shown[g[i].s.thread] += g[i].count;
+    if (out__rank_threads(p, shown, &order) < 0)
         goto out;
     header(p, f);
     for (size_t i = 0; i < p->nthreads; i++)
-        order[i] = &p->threads[i];
-    qsort(order, p->nthreads, sizeof *order, cmp_threads);
-    for (size_t i = 0; i < p->nthreads; i++)
-        if (thread_section(p, o, (size_t)(order[i] - p->threads), g, ng, f) < 0)
+        if (thread_section(p, o, order[i].t, g, ng, f) < 0)
             goto out;
     r = capability_section(p, f);
 out:
     free(g);
     free(order);
+    free(shown);
     return r;
 }
 

@@ -96,20 +96,6 @@ static int stack_of(struct frames *fs, const struct profile *p, const struct pro
     return n;
 }
 
-struct thread_order {
-    size_t index;
-    uint64_t shown;
-    pid_t tid;
-};
-
-static int cmp_threads(const void *a, const void *b)
-{
-    const struct thread_order *x = a, *y = b;
-    if (x->shown != y->shown)
-        return x->shown > y->shown ? -1 : 1;
-    return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
 static void header(const struct profile *p, const struct out_opts *o, FILE *f)
 {
     char health[1024], name[sizeof p->cmdline + sizeof health + 64];
@@ -122,9 +108,9 @@ static void header(const struct profile *p, const struct out_opts *o, FILE *f)
 }
 
 static int profile_of(const struct profile *p, const struct out_opts *o, struct frames *fs,
-                      const struct thread_order *t, FILE *f)
+                      size_t t, uint64_t shown, FILE *f)
 {
-    const struct prof_thread *th = &p->threads[t->index];
+    const struct prof_thread *th = &p->threads[t];
     char name[128];
     uint32_t stack[MAX_FRAMES + 1];
     snprintf(name, sizeof name, "tid %d %s%s%s%s", (int)th->tid, th->comm,
@@ -132,7 +118,7 @@ static int profile_of(const struct profile *p, const struct out_opts *o, struct 
     fputs("{\"type\":\"sampled\",\"name\":", f);
     text__json(f, name);
     fprintf(f, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
-            t->shown);
+            shown);
     bool first = true;
     struct prof_iter it;
     struct prof_sample smp;
@@ -140,7 +126,7 @@ static int profile_of(const struct profile *p, const struct out_opts *o, struct 
         return -1;
     while (profile__next(&it, &smp)) {
         const struct prof_sample *s = &smp;
-        if (s->thread != t->index || !out__visible(p, s, o))
+        if (s->thread != t || !out__visible(p, s, o))
             continue;
         /* (frame indices were all made in the first pass) */
         int n = stack_of(fs, p, s, stack);
@@ -152,7 +138,7 @@ static int profile_of(const struct profile *p, const struct out_opts *o, struct 
     }
     profile__iter_free(&it);
     fputs("],\n\"weights\":[", f);
-    for (uint64_t i = 0; i < t->shown; i++)
+    for (uint64_t i = 0; i < shown; i++)
         fputs(i ? ",1" : "1", f);
     fputs("]}", f);
     return 0;
@@ -161,20 +147,18 @@ static int profile_of(const struct profile *p, const struct out_opts *o, struct 
 static int write_speedscope(const struct profile *p, const struct out_opts *o, FILE *f)
 {
     struct frames fs = {0};
-    struct thread_order *order = calloc(p->nthreads + 1, sizeof *order);
+    uint64_t *shown = calloc(p->nthreads + 1, sizeof *shown);
+    struct out_rank *order = NULL;
     uint32_t stack[MAX_FRAMES + 1];
-    size_t nthreads = 0;
     int r = -1;
 
     fs.of_frame = malloc((p->nframes + 1) * sizeof *fs.of_frame);
-    if (!order || !fs.of_frame || counter__init(&fs.index) < 0)
+    if (!shown || !fs.of_frame || counter__init(&fs.index) < 0)
         goto out;
     memset(fs.of_frame, 0xff, (p->nframes + 1) * sizeof *fs.of_frame);
     memset(fs.tag, 0xff, sizeof fs.tag);
 
     /* First pass: the frames, and which threads have samples shown. */
-    for (size_t i = 0; i < p->nthreads; i++)
-        order[i] = (struct thread_order){i, 0, p->threads[i].tid};
     struct prof_iter it;
     struct prof_sample smp;
     if (profile__iter(p, &it) < 0)
@@ -186,12 +170,11 @@ static int write_speedscope(const struct profile *p, const struct out_opts *o, F
             profile__iter_free(&it);
             goto out;
         }
-        order[smp.thread].shown++;
+        shown[smp.thread]++;
     }
     profile__iter_free(&it);
-    qsort(order, p->nthreads, sizeof *order, cmp_threads);
-    while (nthreads < p->nthreads && order[nthreads].shown)
-        nthreads++;
+    if (out__rank_threads(p, shown, &order) < 0)
+        goto out;
 
     header(p, o, f);
     fputs("\"shared\":{\"frames\":[", f);
@@ -208,15 +191,21 @@ static int write_speedscope(const struct profile *p, const struct out_opts *o, F
         fputc('}', f);
     }
     fputs("]},\n\"profiles\":[", f);
-    for (size_t t = 0; t < nthreads; t++) {
-        fputs(t ? ",\n" : "\n", f);
-        if (profile_of(p, o, &fs, &order[t], f) < 0)
+    bool first = true;
+    for (size_t i = 0; i < p->nthreads; i++) {
+        size_t t = order[i].t;
+        if (!shown[t])
+            continue;
+        fputs(first ? "\n" : ",\n", f);
+        first = false;
+        if (profile_of(p, o, &fs, t, shown[t], f) < 0)
             goto out;
     }
     fputs("]}\n", f);
     r = ferror(f) ? -1 : 0;
 out:
     free(order);
+    free(shown);
     free(fs.of_frame);
     free(fs.v);
     counter__free(&fs.index);

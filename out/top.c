@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "out/counter.h"
+#include "out/writer.h"
 
 /* Weights are rescaled once they pass 2^RESCALE_AT: far from a double's
  * limit (2^1023), and rare (every RESCALE_AT half-lives). */
@@ -415,26 +416,6 @@ static void thread_header(struct screen *sc, const struct top_opts *o, const str
          th->exited ? ", exited" : "", what);
 }
 
-struct order {
-    size_t t;
-    double oncpu, shown, all;
-};
-
-/* The busiest first: by time on a CPU (a thread blocked in a foreign call
- * has as many samples as one that computes, and sixty of them hid the one
- * thread that did), then by samples shown. */
-static int cmp_order(const void *a, const void *b)
-{
-    const struct order *x = a, *y = b;
-    if (x->oncpu != y->oncpu)
-        return x->oncpu > y->oncpu ? -1 : 1;
-    if (x->shown != y->shown)
-        return x->shown > y->shown ? -1 : 1;
-    if (x->all != y->all)
-        return x->all > y->all ? -1 : 1;
-    return x->t < y->t ? -1 : x->t > y->t;
-}
-
 /* One section per thread, the busiest first: a header, its tags (GHC), and
  * as many of its functions as the rows allow when shared out evenly; the
  * last row says how many threads did not fit, if any. */
@@ -445,7 +426,7 @@ static void thread_sections(struct screen *sc, const struct top *v, const struct
     size_t nt = v->nscopes > 1 ? v->nscopes - 1 : 0;
     if (nt > p->nthreads)
         nt = p->nthreads;
-    struct order *ord = malloc((nt ? nt : 1) * sizeof *ord);
+    struct out_rank *ord = malloc((nt ? nt : 1) * sizeof *ord);
     size_t n = 0, busy = 0;
     if (!ord) {
         sc->oom = true;
@@ -458,10 +439,11 @@ static void thread_sections(struct screen *sc, const struct top *v, const struct
         /* A thread gone quiet (exited) fades out of the recent window. */
         if (w <= 0 || ratio(w, all_w) < NEGLIGIBLE)
             continue;
-        ord[n++] = (struct order){t, FIG(o, s, w_oncpu, n_oncpu), FIG(o, s, w_shown, n_shown), w};
+        ord[n++] = (struct out_rank){t, FIG(o, s, w_oncpu, n_oncpu), FIG(o, s, w_shown, n_shown), w,
+                                     p->threads[t].tid};
         busy += ord[n - 1].shown > 0;
     }
-    qsort(ord, n, sizeof *ord, cmp_order);
+    qsort(ord, n, sizeof *ord, out__cmp_rank); /* (busiest first) */
     int per_head = ghc ? 2 : 1;
     int idle_lines = (int)(n - busy);
     int each = busy ? (rows_left(sc) - idle_lines - (int)busy * per_head) / (int)busy : 0;

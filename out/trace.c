@@ -269,6 +269,7 @@ static int write_trace(const struct profile *p, const struct out_opts *o, FILE *
     size_t nticks = 0, cap = 0;
     uint64_t *ticks = NULL;
     uint64_t *shown = calloc(p->nthreads + 1, sizeof *shown);
+    struct out_rank *rank = NULL;
     struct evs ev = {0};
     uint64_t events = 0, longest = 0;
     struct prof_iter it;
@@ -312,11 +313,15 @@ static int write_trace(const struct profile *p, const struct out_opts *o, FILE *
             ticks[uniq++] = ticks[i];
     nticks = uniq;
 
+    /* Tracks busiest first, as in the other formats. */
+    if (out__rank_threads(p, shown, &rank) < 0)
+        goto out;
     int pid = (int)p->pid;
     bool first = true;
     fputs("{\"traceEvents\":[", f);
     meta(f, &first, "process_name", pid, pid, "name", p->cmdline[0] ? p->cmdline : "?", 0);
-    for (size_t t = 0; t < p->nthreads; t++) {
+    for (size_t i = 0; i < p->nthreads; i++) {
+        size_t t = rank[i].t;
         const struct prof_thread *th = &p->threads[t];
         char name[128];
         if (!shown[t])
@@ -324,18 +329,19 @@ static int write_trace(const struct profile *p, const struct out_opts *o, FILE *
         snprintf(name, sizeof name, "tid %d %s%s%s%s", (int)th->tid, th->comm,
                  th->role[0] ? " (" : "", th->role, th->role[0] ? ")" : "");
         meta(f, &first, "thread_name", pid, (int)th->tid, "name", name, 0);
-        meta(f, &first, "thread_sort_index", pid, (int)th->tid, "sort_index", NULL, (long)t);
+        meta(f, &first, "thread_sort_index", pid, (int)th->tid, "sort_index", NULL, (long)i);
     }
     /* A thread at a time, so memory holds one thread's events, not all. */
-    for (size_t t = 0; t < p->nthreads; t++) {
+    for (size_t i = 0; i < p->nthreads; i++) {
+        size_t t = rank[i].t;
         ev.n = 0;
         if (!p->threads[t].samples)
             continue;
         if (thread_events(p, &no_root, (uint32_t)t, ticks, nticks, period, &ev, &longest) < 0)
             goto out;
         qsort(ev.v, ev.n, sizeof *ev.v, cmp_ev);
-        for (size_t i = 0; i < ev.n; i++)
-            event(f, &first, pid, (int)p->threads[t].tid, &ev.v[i]);
+        for (size_t k = 0; k < ev.n; k++)
+            event(f, &first, pid, (int)p->threads[t].tid, &ev.v[k]);
         events += ev.n;
     }
     fputs("\n],\n\"displayTimeUnit\":\"ms\",\n", f);
@@ -344,6 +350,7 @@ static int write_trace(const struct profile *p, const struct out_opts *o, FILE *
     r = 0;
 out:
     free(ev.v);
+    free(rank);
     free(shown);
     free(ticks);
     return r;

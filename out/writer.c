@@ -41,6 +41,33 @@ const struct writer *writer__find(const char *name)
 
 const struct writer *const *writer__all(void) { return all; }
 
+int out__cmp_rank(const void *a, const void *b)
+{
+    const struct out_rank *x = a, *y = b;
+    if (x->oncpu != y->oncpu)
+        return x->oncpu > y->oncpu ? -1 : 1;
+    if (x->shown != y->shown)
+        return x->shown > y->shown ? -1 : 1;
+    if (x->all != y->all)
+        return x->all > y->all ? -1 : 1;
+    return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+int out__rank_threads(const struct profile *p, const uint64_t *shown, struct out_rank **ranks)
+{
+    struct out_rank *v = malloc((p->nthreads ? p->nthreads : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t t = 0; t < p->nthreads; t++) {
+        const struct prof_thread *th = &p->threads[t];
+        v[t] = (struct out_rank){t, (double)th->oncpu, (double)shown[t], (double)th->samples,
+                                 th->tid};
+    }
+    qsort(v, p->nthreads, sizeof *v, out__cmp_rank);
+    *ranks = v;
+    return 0;
+}
+
 bool out__visible(const struct profile *p, const struct prof_sample *s, const struct out_opts *o)
 {
     (void)p;

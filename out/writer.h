@@ -77,6 +77,23 @@ struct out_group {
 int64_t out__groups(const struct profile *p, const struct out_opts *o, unsigned by,
                     struct out_group **groups, size_t *n);
 
+/* The order threads are written in, busiest first: by samples on a CPU
+ * (a thread blocked in a foreign call has as many samples as one that
+ * computes, and sixty of them would hide the one that did), then by
+ * samples shown, then by all samples, then by tid. For qsort of an array
+ * of struct out_rank (figures as doubles: top's decay them). */
+struct out_rank {
+    size_t t; /* the thread's index */
+    double oncpu, shown, all;
+    pid_t tid;
+};
+int out__cmp_rank(const void *a, const void *b);
+
+/* The threads of p in that order, by their samples (oncpu and all) and
+ * shown[t], the samples of thread t shown: *ranks malloc'ed, p->nthreads
+ * of them. 0, or -1 on ENOMEM. */
+int out__rank_threads(const struct profile *p, const uint64_t *shown, struct out_rank **ranks);
+
 /* The tag's pseudo-frame, "[haskell]"; NULL for TAG_NONE. */
 const char *out__tag_frame(int tag);
 

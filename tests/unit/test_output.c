@@ -921,3 +921,53 @@ TEST(dump_frame_without_address)
     free(s);
     profile__free(&p);
 }
+
+/* Threads come busiest first, the same in every format that orders them:
+ * by samples on a CPU, then samples shown, then all. A thread blocked in
+ * a safe call (state S, shown) has the most samples but none on a CPU:
+ * it comes after the two that computed, the one with more on a CPU first;
+ * one only idle comes last (and speedscope, which shows no empty
+ * profile, leaves it out). */
+TEST(threads_busiest_first_in_every_format)
+{
+    struct profile p;
+    profile__init(&p);
+    p.pid = 42;
+    p.rate_hz = 100;
+    p.duration_ns = 100 * MS;
+    p.ticks = 10;
+    int blocked = profile__thread(&p, 41, "blocked");
+    int some = profile__thread(&p, 42, "some");
+    int most = profile__thread(&p, 43, "most");
+    int idle = profile__thread(&p, 44, "sleepy");
+    add(&p, blocked, (int[]){3, 1}, 2, TAG_SAFE_FFI, 'S', false, 9);
+    add(&p, some, (int[]){0, 1}, 2, TAG_HASKELL, 'R', false, 3);
+    add(&p, most, (int[]){2, 1}, 2, TAG_HASKELL, 'R', false, 5);
+    add(&p, idle, (int[]){5}, 1, TAG_IDLE, 'S', true, 9);
+    name_frames(&p, (const char *const[]){"a", "main", "b", "c", "x", "poll"});
+    CHECK_EQ_INT((int)p.threads[blocked].oncpu, 0);
+    CHECK_EQ_INT((int)p.threads[most].oncpu, 5);
+    const char *fmts[] = {"report", "speedscope", "trace"};
+    const char *pats[][4] = {{"thread 43 (most)", "thread 42 (some)", "thread 41 (blocked)",
+                              "thread 44 (sleepy)"},
+                             {"tid 43 most", "tid 42 some", "tid 41 blocked", NULL},
+                             {"tid 43 most", "tid 42 some", "tid 41 blocked", NULL}};
+    for (int f = 0; f < 3; f++) {
+        char *s = render(&p, fmts[f], (struct out_opts){false, false, OUT_SORT_ACC});
+        const char *at = s;
+        for (int i = 0; i < 4 && pats[f][i]; i++) {
+            const char *next = strstr(at, pats[f][i]);
+            if (!next)
+                UNIT_FAIL("%s: \"%s\" not after the thread before it", fmts[f], pats[f][i]);
+            at = next;
+        }
+        if (f > 0)
+            CHECK(!strstr(s, "sleepy"));
+        if (f == 2) { /* (and the sort index says the same) */
+            CHECK(strstr(s, "\"tid\":43,\"args\":{\"sort_index\":0}"));
+            CHECK(strstr(s, "\"tid\":41,\"args\":{\"sort_index\":2}"));
+        }
+        free(s);
+    }
+    profile__free(&p);
+}
