@@ -363,7 +363,14 @@ static const uint8_t *data_of(const struct psample *p, uint64_t *size)
 }
 
 /* Every ring's records from *cursor (its tail, or its peek) up to its
- * head, to fn. */
+ * head, to fn. A ring with less room left than a record of a switch takes
+ * (as of the tail the kernel was last given: a release) may have dropped
+ * records since, and the kernel says so, PERF_RECORD_LOST, only once it
+ * has room again: a peek, which frees none, would never see it, and take
+ * a thread given a CPU meanwhile for one that has not run (200 threads
+ * napping in safe calls: stacks read while they ran, kept as they slept).
+ * So a ring found full is a loss of records now (a LOST record with a
+ * count of 0). */
 static void each_ring(struct psample_set *s, bool peek, psample_fn fn, void *ctx)
 {
     for (int i = 0; i < s->n; i++) {
@@ -374,11 +381,19 @@ static void each_ring(struct psample_set *s, bool peek, psample_fn fn, void *ctx
             continue;
         struct perf_event_mmap_page *pg = p->ring;
         uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+        uint64_t given = __atomic_load_n(&pg->data_tail, __ATOMIC_RELAXED);
+        bool full = head - given <= size && size - (head - given) < PSAMPLE_FULL_FREE;
         if (p->peek < p->tail)
             p->peek = p->tail;
         psample__each(data, size, peek ? &p->peek : &p->tail, head, p, fn, ctx);
         if (!peek)
             p->peek = p->tail;
+        if (full) {
+            struct psample_rec r;
+            memset(&r, 0, sizeof r);
+            r.type = PERF_RECORD_LOST;
+            fn(ctx, &r);
+        }
     }
 }
 

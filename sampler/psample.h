@@ -57,6 +57,9 @@
  * psample_set__open_switches, some 270 switches (two records and a
  * sample of registers each). */
 #define PSAMPLE_PAGES 16
+/* A ring with fewer bytes free than this is full: no room for a switch's
+ * record, which may have been dropped (psample_set__read, __peek). */
+#define PSAMPLE_FULL_FREE 512
 /* The switch events' rings (and --nonblocking's) are read every tick
  * too, and a longer tick holds more switches: 16 pages for each
  * PSAMPLE_SWITCH_SPAN_NS of a tick (rounded up to a power of two), up to
@@ -148,14 +151,17 @@ void psample_set__enable(struct psample_set *s);
 void psample_set__rephase(struct psample_set *s, uint64_t period_ns);
 
 /* Every record written since the last psample_set__release, ring after
- * ring, to fn. A sample's stack stays in its ring until the release. */
+ * ring, to fn. A sample's stack stays in its ring until the release. A
+ * ring found full (PSAMPLE_FULL_FREE) is told as a PERF_RECORD_LOST of no
+ * count after its records: the kernel's own comes only once it has room. */
 void psample_set__read(struct psample_set *s, psample_fn fn, void *ctx);
 void psample_set__release(struct psample_set *s);
 
 /* The records written since the last psample_set__read or peek, to fn,
  * left for the next read too (which tells them again): for what a
  * thread did since the tick's read. A sample's stack may be released
- * before fn could copy it: fn is to take switches and losses only. */
+ * before fn could copy it: fn is to take switches and losses only. A ring
+ * full is a loss, as for a read. */
 void psample_set__peek(struct psample_set *s, psample_fn fn, void *ctx);
 
 /* Copy the hit's stack bytes (hit->stack_len) to dst, from its ring (or

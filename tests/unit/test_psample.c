@@ -857,3 +857,55 @@ TEST(real_switch_rings_poll_half_full)
     if (again != 0)
         UNIT_FAIL("still readable once read: %d", again);
 }
+
+/* A ring full of records not yet released: the kernel drops what has no
+ * room and says so (PERF_RECORD_LOST) only once it has room again, after
+ * a release; a peek, or a read, of the ring before that tells of a loss
+ * all the same, or a thread given a CPU while its records were dropped
+ * would seem not to have run since. */
+TEST(real_switch_ring_full_is_a_loss)
+{
+    struct psample_set s;
+    int err = psample_set__open_switches(&s, getpid(), PSAMPLE_PAGES);
+    if (err < 0) {
+        if (not_allowed(err))
+            UNIT_SKIP("perf events on every CPU are not allowed here (%s): per-thread events "
+                      "tell", strerror(-err));
+        UNIT_FAIL("psample_set__open_switches: %s", strerror(-err));
+    }
+    psample_set__enable(&s);
+    /* 16 pages hold some 900 records: naps of 100 us, until one ring has
+     * no room left (at most 20000). */
+    int naps = 0;
+    bool full = false;
+    for (; naps < 20000 && !full; naps++) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+        for (int i = 0; i < s.n; i++) {
+            const struct perf_event_mmap_page *pg = s.cpu[i].ring;
+            if (s.cpu[i].fd >= 0 &&
+                pg->data_size - (pg->data_head - pg->data_tail) < PSAMPLE_FULL_FREE)
+                full = true;
+        }
+    }
+    /* (And more, which it has no room for.) */
+    for (int i = 0; i < 100; i++) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    int peeked = 0, read = 0, after = 0;
+    psample_set__peek(&s, take_lost, &peeked);
+    psample_set__read(&s, take_lost, &read);
+    psample_set__release(&s);
+    for (int i = 0; i < 20 && !after; i++) {
+        nap_ms(1);
+        psample_set__read(&s, take_lost, &after);
+    }
+    psample_set__close(&s);
+    if (!full)
+        UNIT_FAIL("no ring full after %d naps", naps);
+    if (peeked < 1 || read < 1)
+        UNIT_FAIL("a ring full after %d naps: %d losses peeked, %d read", naps, peeked, read);
+    /* Released, it has room: the kernel's own record of the loss. */
+    CHECK(after >= 1);
+}
