@@ -519,12 +519,27 @@ size_t profile__keep_saved(struct profile *p, const struct modset *ms)
         bool missing = symbolize__code_addr(f, &addr) ? !modset__find(ms, addr)
                                                       : f->kind == FK_HS_CCS && !ms->main;
         /* A file found here, the same build, but that names less than the
-         * recording did (where it was recorded, its debug file was found
-         * under the target's root: not from here, where the file is seen
-         * through a plain chroot's path) */
-        bool poorer = !missing && !p->syms[i].symbol && p->syms[i].lang == LANG_C &&
-                      p->saved[i].symbol;
-        if ((!missing && !poorer) || !p->saved[i].name)
+         * recording did: where it was recorded, its debug file was found
+         * under the target's root (not from here, where the file is seen
+         * through a plain chroot's path); or it was stripped since (strip
+         * keeps the build-id): an address where the recording had a name,
+         * a symbol's or a Haskell binding's (Module.<local>, from the
+         * symbols around it, or from DWARF). */
+        struct frame_sym *here = &p->syms[i], *then = &p->saved[i];
+        bool poorer = !missing && !here->symbol && here->lang == LANG_C &&
+                      (then->symbol || then->lang == LANG_HASKELL || then->lang == LANG_RTS);
+        if (!missing && !poorer && then->name && !here->file && then->file &&
+            strcmp(here->name, then->name) == 0) {
+            /* (The same name, but its line only in the recording: the
+             * file's debug information stripped since, strip -g.) */
+            here->file = then->file;
+            here->line = then->line;
+            free(here->span);
+            here->span = then->span;
+            then->file = then->span = NULL;
+            continue;
+        }
+        if ((!missing && !poorer) || !then->name)
             continue;
         frame_sym__free(&p->syms[i]);
         p->syms[i] = p->saved[i];

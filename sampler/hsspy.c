@@ -558,9 +558,9 @@ static void report_usage(FILE *f)
                "\n"
                "Read a recording saved with `hsspy record -f raw -o FILE`, name its frames\n"
                "from the files on this machine (those whose build-id still matches the\n"
-               "recording's; the frames of a file not there or changed keep the names\n"
-               "the recording saved), and write it in any format. FILE - (or a pipe)\n"
-               "is read from standard input.\n"
+               "recording's; the frames of a file not there, changed, without a build-id\n"
+               "or stripped since keep the names the recording saved), and write it in\n"
+               "any format. FILE - (or a pipe) is read from standard input.\n"
                "\n"
                "  -f, --format FORMAT   output format (default report):\n");
     formats_usage(f);

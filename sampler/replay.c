@@ -19,7 +19,7 @@
  * machine: a container's, another machine's; or changed since), and
  * whether their frames keep the names the recording saved. */
 static void tell_unopened(const struct profile *p, const struct modset *ms, size_t changed,
-                          size_t kept)
+                          size_t unidentified, size_t kept)
 {
     char list[512] = "";
     size_t n = 0, len = 0;
@@ -39,10 +39,17 @@ static void tell_unopened(const struct profile *p, const struct modset *ms, size
         return;
     if (n > 4 && len < sizeof list)
         snprintf(list + len, sizeof list - len, " and %zu more", n - 4);
-    if (p->nsaved == p->nframes && p->nframes)
-        log__info("%zu of the recording's files %s not on this machine or changed since "
+    if (p->nsaved == p->nframes && p->nframes && unidentified == n)
+        log__info("%zu of the recording's files %s no build-id to tell %s the same as the "
+                  "recorded one%s (%s): %zu frame%s the names the recording saved",
+                  n, n == 1 ? "has" : "have", n == 1 ? "it" : "them", n == 1 ? "" : "s",
+                  list, kept, kept == 1 ? " keeps" : "s keep");
+    else if (p->nsaved == p->nframes && p->nframes)
+        log__info("%zu of the recording's files %s not on this machine or changed since%s "
                   "(%s): %zu frame%s the names the recording saved",
-                  n, n == 1 ? "is" : "are", list, kept, kept == 1 ? " keeps" : "s keep");
+                  n, n == 1 ? "is" : "are",
+                  unidentified ? ", or have no build-id to tell them the same" : "", list, kept,
+                  kept == 1 ? " keeps" : "s keep");
     else
         log__warn("%zu of the recording's files %s (%s): their frames are left unnamed "
                   "(a recording by this hsspy saves the names)",
@@ -87,11 +94,21 @@ int replay__run(const struct replay_opts *o)
         profile__free(&p);
         return 1;
     }
-    for (size_t i = 0; i < p.nmodules; i++)
-        sm[i] = (struct saved_module){p.modules[i].path, p.modules[i].lo, p.modules[i].hi,
-                                      p.modules[i].bias, p.modules[i].build_id,
-                                      p.modules[i].build_id_len, p.modules[i].blob,
-                                      p.modules[i].blob_len};
+    /* A file without a build-id cannot be told the same as the one
+     * recorded: whatever is at its path now (rebuilt, another program)
+     * would name its frames, wrongly and silently. Where the recording
+     * saved the names, those are kept, as for a file that changed. */
+    bool saved = p.nsaved == p.nframes && p.nframes;
+    size_t unidentified = 0;
+    for (size_t i = 0; i < p.nmodules; i++) {
+        const struct prof_module *pm = &p.modules[i];
+        bool unopened = saved && !pm->build_id_len && !pm->blob;
+        sm[i] = (struct saved_module){.path = pm->path, .lo = pm->lo, .hi = pm->hi,
+                                      .bias = pm->bias, .build_id = pm->build_id,
+                                      .build_id_len = pm->build_id_len, .blob = pm->blob,
+                                      .blob_len = pm->blob_len, .unopened = unopened};
+        unidentified += unopened;
+    }
     if (modset__init_saved(&ms, sm, p.nmodules, &changed) < 0) {
         log__error("out of memory");
         goto done;
@@ -100,7 +117,7 @@ int replay__run(const struct replay_opts *o)
         log__error("out of memory naming the frames");
         goto done_ms;
     }
-    tell_unopened(&p, &ms, changed, profile__keep_saved(&p, &ms));
+    tell_unopened(&p, &ms, changed, unidentified, profile__keep_saved(&p, &ms));
     if (!(out = output__open(o->output, w)))
         goto done_ms;
     output__start(out);

@@ -182,6 +182,8 @@ int modset__init_saved(struct modset *s, const struct saved_module *sm, size_t n
         return -ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
+        if (sm[i].unopened)
+            continue;
         struct module *m = calloc(1, sizeof *m);
         int r;
         if (!m)

@@ -44,12 +44,14 @@ struct saved_module {
     size_t build_id_len;
     const uint8_t *blob; /* the vDSO's bytes, or NULL */
     size_t blob_len;
+    bool unopened; /* not to be opened: its frames are named otherwise */
 };
 
 /* The modules of a recording made earlier (no process): each file is opened
- * by its path on this machine; one whose build-id differs from the
- * recorded one (rebuilt, upgraded) is left out, so its frames stay unnamed
- * rather than wrongly named, and counted in *changed. */
+ * by its path on this machine (but those marked unopened); one whose
+ * build-id differs from the recorded one (rebuilt, upgraded) is left out,
+ * so its frames stay unnamed rather than wrongly named, and counted in
+ * *changed. */
 int modset__init_saved(struct modset *s, const struct saved_module *m, size_t n,
                        size_t *changed);
 

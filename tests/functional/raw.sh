@@ -61,6 +61,57 @@ check "gone-names-kept" "the missing file's frames lost their recorded names: $(
 "$HSSPY" report -q -f folded -o /dev/null "$T/rec.raw" 2>"$T/gone-q.err"
 check "gone-quiet" "-q still says it: $(cat "$T/gone-q.err")" test ! -s "$T/gone-q.err"
 
+# A binary without a build-id (-Wl,--build-id=none; here the note taken
+# out) cannot be told the same as the one recorded: another program put at
+# its path, here one whose functions have other names at the same places,
+# is not read (before: it named the frames, silently: renamed_leaf); the
+# recording's names are kept, and the report says why.
+objcopy --remove-section=.note.gnu.build-id "$W/chains" "$T/nobid"
+"$HSSPY" record -q -F 199 -f raw -o "$T/nobid.raw" -- "$T/nobid" 1 >/dev/null 2>"$T/err"
+check_status "no-build-id-record" $? "$T/err"
+objcopy --remove-section=.note.gnu.build-id --redefine-sym leaf=renamed_leaf \
+    --redefine-sym middle=renamed_middle --redefine-sym outer=renamed_outer \
+    "$W/chains" "$T/nobid.new" && mv -f "$T/nobid.new" "$T/nobid"
+"$HSSPY" report -f folded -o "$T/nobid.folded" "$T/nobid.raw" 2>"$T/nobid.err"
+check_status "no-build-id-report" $? "$T/nobid.err"
+check "no-build-id-names-kept" "$(head -n 3 "$T/nobid.folded" | cut -c1-200 | tr '\n' '|')" \
+    has_line "$T/nobid.folded" '(^|;)main;outer;middle;leaf [0-9]+$'
+check "no-build-id-not-misnamed" "frames named from the new file: $(grep -o 'renamed_[a-z]*' "$T/nobid.folded" | sort -u | head -n 3 | tr '\n' ' ')" \
+    lacks_line "$T/nobid.folded" 'renamed_'
+check "no-build-id-said" "stderr: $(tr '\n' '|' <"$T/nobid.err")" \
+    grep -Eq "^hsspy: 1 of the recording's files has no build-id to tell it the same as the recorded one \(nobid\): [0-9]+ frames keep the names the recording saved$" "$T/nobid.err"
+
+# Stripped since (strip keeps the build-id): the file names less than the
+# recording did. Its debug information alone (strip -g): the names stay,
+# and the source lines the recording saved are kept (before: dropped);
+# its symbols too: the recording's names (before, a Haskell binding's
+# code without a symbol of its own, Module.<local>, became prog+0x...).
+# The report reads as it did before the strip, frame for frame.
+cp "$W/chains" "$T/stripped"
+"$HSSPY" record -q -F 199 -f raw -o "$T/stripped.raw" -- "$T/stripped" 1 >/dev/null 2>"$T/err"
+check_status "stripped-record" $? "$T/err"
+"$HSSPY" report -q -f dump -o "$T/stripped.before" "$T/stripped.raw" 2>"$T/err"
+check "stripped-lines-recorded" "no source line of chains.c in the dump: $(grep -m 2 ' leaf ' "$T/stripped.before" | tr '\n' '|')" \
+    grep -q ' leaf .*chains\.c:[0-9]' "$T/stripped.before"
+strip -g "$T/stripped"
+"$HSSPY" report -q -f dump -o "$T/stripped.g" "$T/stripped.raw" 2>"$T/err"
+check "strip-g-lines-kept" "$(diff "$T/stripped.before" "$T/stripped.g" | head -n 4 | cut -c1-160 | tr '\n' '|')" \
+    cmp -s "$T/stripped.before" "$T/stripped.g"
+if prog=$(build_hs fibffi-threaded-O2-nog fibffi.hs fibffi_c.c -- -O2 -rtsopts -threaded); then
+    cp "$prog" "$T/hstrip"
+    "$HSSPY" record -q -F 199 -f raw -o "$T/hstrip.raw" -- "$T/hstrip" 1 >/dev/null 2>"$T/err"
+    check_status "hs-stripped-record" $? "$T/err"
+    "$HSSPY" report -q -f folded -o "$T/hstrip.before" "$T/hstrip.raw" 2>"$T/err"
+    check "hs-local-recorded" "no Module.<local> frame to keep: $(head -n 2 "$T/hstrip.before" | cut -c1-200 | tr '\n' '|')" \
+        grep -q '[A-Z][A-Za-z.]*\.<local>' "$T/hstrip.before"
+    strip "$T/hstrip"
+    "$HSSPY" report -q -f folded -o "$T/hstrip.after" "$T/hstrip.raw" 2>"$T/err"
+    check "hs-strip-names-kept" "$(diff "$T/hstrip.before" "$T/hstrip.after" | grep '^>' | head -n 2 | cut -c1-200 | tr '\n' '|')" \
+        cmp -s "$T/hstrip.before" "$T/hstrip.after"
+else
+    fail "hs-build" "ghc could not build fibffi.hs"
+fi
+
 # Damaged files: one line, status 1.
 head -c 100 "$T/rec.raw" >"$T/short.raw"
 "$HSSPY" report "$T/short.raw" >/dev/null 2>"$T/err"

@@ -103,7 +103,7 @@ TEST(frame_names)
     uint64_t nolabel = runtime_addr(&probe, "ccfile_nolabel");
     module__close(&probe);
 
-    struct saved_module sm = {PATH, BIAS, BIAS + 0x100000, BIAS, NULL, 0, NULL, 0};
+    struct saved_module sm = {.path = PATH, .lo = BIAS, .hi = BIAS + 0x100000, .bias = BIAS};
     struct modset ms;
     size_t changed = 0;
     CHECK_EQ_INT(modset__init_saved(&ms, &sm, 1, &changed), 0);
