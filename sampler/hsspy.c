@@ -397,6 +397,13 @@ static int cmd_record(int argc, char **argv)
     }
     if (optind < argc)
         o.argv = argv + optind;
+    if (o.pid && o.argv && strcmp(argv[optind - 1], "--") != 0) {
+        /* (hsspy record -p 123 456: not a command, a second process) */
+        log__error("unexpected argument '%s': -p takes one PID (a command to run goes after "
+                   "--, without -p)",
+                   o.argv[0]);
+        return 2;
+    }
     if (!o.pid == !o.argv) {
         log__error(o.pid ? "give either -p PID or -- CMD, not both"
                          : "nothing to profile: give -p PID or -- CMD [ARGS...] (see hsspy "

@@ -233,6 +233,11 @@ expect_error "empty-output" "-o needs a file name \(or - for standard output\)" 
 expect_error "unknown-in-cluster" "unknown option '-z'" "$HSSPY" record -qz -p 1
 expect_error "unknown-in-cluster-after-long" "unknown option '-x'" "$HSSPY" record --idle -xq -p 1
 expect_error "abbreviated-flag-with-value" "option --idle takes no value" "$HSSPY" record --idl=1 -p 1
+# A second PID (before: "give either -p PID or -- CMD, not both", with
+# no command given); -p with -- CMD is still both.
+expect_error "second-pid" "unexpected argument '456': -p takes one PID \(a command to run goes after --, without -p\)" \
+    "$HSSPY" record -p 1 456
+expect_error "pid-and-command" "give either -p PID or -- CMD, not both" "$HSSPY" record -p 1 -- ls
 # A directory for captures that cannot take them: said before any sampling
 # (before, nothing was saved and nothing said).
 expect_error "save-captures-missing" "--save-captures needs a directory to write in: '$T/none': No such file" \
