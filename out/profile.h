@@ -170,7 +170,7 @@ struct profile {
     uint64_t stop_reads;   /* process_vm_readv calls made while threads were
                             * stopped (pause.n threads) */
     uint64_t stop_reads_waiting; /* ... of them while their registers were awaited */
-    uint64_t late;         /* threads that stopped after their tick, captured then */
+    uint64_t late;         /* stops of threads after their tick, captured then */
     /* Whether threads ran was told by context-switch records (sampler/
      * cswitch.h) for cs_threads threads, by /proc for cs_refused (perf
      * events not allowed: cs_errno), by /proc too after each of cs_losses

@@ -188,9 +188,8 @@ static void header(const struct profile *p, FILE *f)
         fprintf(f, "  restarted: %" PRIu64 " calls a stop interrupted (EINTR from epoll_wait and "
                    "the like) were restarted, unseen by the program\n", p->restarted);
     if (p->late)
-        fprintf(f, "  late:      %" PRIu64 " %s after %s tick (waiting for a CPU) and %s "
-                   "sampled then\n", p->late, p->late == 1 ? "thread stopped" : "threads stopped",
-                p->late == 1 ? "its" : "their", p->late == 1 ? "was" : "were");
+        fprintf(f, "  late:      %" PRIu64 " %s a thread stopped after its tick (waiting for a "
+                   "CPU), sampled then\n", p->late, p->late == 1 ? "time" : "times");
     fprintf(f, "  errors:    %" PRIu64, errors);
     if (errors) {
         const char *sep = " (";

@@ -298,6 +298,12 @@ TEST(report_header_words)
     CHECK(strstr(s, "samples:   1 thread sample from 1 thread\n"));
     CHECK(strstr(s, "runtime:   GHC 9.0.2; Haskell stacks: cost-centre stacks (--stack ccs)\n"));
     free(s);
+    /* Stops, not threads: a thread may stop late at many ticks. */
+    p.late = 1003;
+    s = render(&p, "report", (struct out_opts){false, false, OUT_SORT_ACC});
+    CHECK(strstr(s, "late:      1003 times a thread stopped after its tick (waiting for a CPU), "
+                    "sampled then\n"));
+    free(s);
     profile__free(&p);
 }
 
