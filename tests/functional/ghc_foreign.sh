@@ -248,7 +248,7 @@ in_calls() { # SUITE CASE-PREFIX
 # of the calling thread's samples, while its call took a tenth).
 cap_wait() { # SUITE CASE-PREFIX
     local suite=$1 c=$2-capwait f waiting ffi
-    build_and_record "$suite" "$c" capwait capwait.hs -- -O1 -threaded -rtsopts || return
+    build_and_record "$suite" "$c" capwait capwait.hs capwait_c.c -- -O1 -threaded -rtsopts || return
     f="$T/capwait.folded"
     waiting=$(count_matching "$f" '^tid [0-9]+ \([^)]*\);\[rts\];.*;resumeThread;waitForCapability;')
     ffi=$(count_matching "$f" '^tid [0-9]+ \([^)]*\);\[safe-ffi\];.*;resumeThread;')
@@ -258,7 +258,7 @@ cap_wait() { # SUITE CASE-PREFIX
     # capability first: [gc], as the collection itself (before: [safe-ffi]
     # while it waited).
     local gcwait
-    BUILT=$(hs_build "$suite" capwait capwait.hs -- -O1 -threaded -rtsopts) || return
+    BUILT=$(hs_build "$suite" capwait capwait.hs capwait_c.c -- -O1 -threaded -rtsopts) || return
     hs_record "$suite" /dev/null "$T/err" -q -F 199 -d 2 --threads --idle -o "$f" -- "$BUILT" 2.5 gc
     check_status "$c-gc-exit-status" $? "$T/err"
     gcwait=$(count_matching "$f" '^tid [0-9]+ \([^)]*\);\[gc\];.*;perform(Blocking)?MajorGC;waitForCapability;')

@@ -2,11 +2,12 @@
 -- capability, which another thread holds (-N1) in a loop of unsafe calls
 -- that neither allocates nor yields: it waits in resumeThread, the
 -- runtime's scheduling, most of the time, and naps in the call the rest.
--- With "gc", main asks for a major collection instead (performMajorGC, a
--- safe call too), which waits for the capability before it collects.
+-- With "gc", main asks for a major collection instead (capwait_gc: a nap,
+-- then hs_perform_gc, a safe call too), which waits for the capability
+-- before it collects.
 -- With "timer", a thread sleeps 1 ms at a time (threadDelay) meanwhile:
 -- the timer manager, back from its poll, waits in resumeThread too.
---   main -> napLoop --safe--> usleep     (gc: performMajorGC)
+--   main -> napLoop --safe--> usleep     (gc: capwait_gc -> performMajorGC)
 --   hog (forkIO) -> spinLoop --unsafe--> cos
 -- Usage: capwait SECONDS [gc|timer] (+RTS -N1)
 {-# LANGUAGE BangPatterns #-}
@@ -18,9 +19,9 @@ import Control.Exception (evaluate)
 import Foreign.C.Types (CDouble (..), CInt (..), CUInt (..))
 import GHC.Clock (getMonotonicTime)
 import System.Environment (getArgs)
-import System.Mem (performMajorGC)
 
 foreign import ccall safe "unistd.h usleep" c_usleep :: CUInt -> IO CInt
+foreign import ccall safe "capwait_gc" c_gc :: CUInt -> IO ()
 foreign import ccall unsafe "math.h cos" c_cos :: CDouble -> CDouble
 
 spinLoop :: Int -> CDouble -> CDouble
@@ -39,7 +40,7 @@ hog i = do
 
 napLoop :: Bool -> Double -> IO ()
 napLoop gc end = do
-  if gc then performMajorGC else () <$ c_usleep 1000
+  if gc then c_gc 1000 else () <$ c_usleep 1000
   t <- getMonotonicTime
   if t < end then napLoop gc end else pure ()
 {-# NOINLINE napLoop #-}
