@@ -1324,6 +1324,7 @@ bool rts__view(const struct rts *r, const struct user_regs_struct *regs,
     }
     if (v->incall && !rts__field(img, v->incall, L->incall.suspended_tso, &v->suspended_tso))
         return false;
+    v->bound = v->incall && rts__field(img, v->incall, L->incall.tso, &x) && x;
     if (v->suspended_tso) {
         suspended_view(r, img, v);
         return true;

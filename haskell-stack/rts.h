@@ -210,6 +210,9 @@ struct rts_view {
                              * own capability another (no sample of its own
                              * says it holds this one) */
     uint64_t incall;
+    bool bound;             /* its InCall runs a TSO of its own (incall->tso):
+                             * a bound thread (main, forkOS, a call in from
+                             * C), not a worker */
     uint64_t suspended_tso; /* in a safe foreign call: the TSO it left */
     uint64_t tso;           /* the TSO whose stack this sample walks, or 0 */
     uint64_t stack;         /* its current stack chunk (StgStack), or 0 */

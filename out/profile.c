@@ -677,7 +677,7 @@ void profile__name_roles(struct profile *p)
 {
     /* One pass over the samples, counting per thread. */
     struct counts {
-        uint64_t roles[ROLE__COUNT], caps[256];
+        uint64_t roles[ROLE__COUNT], caps[256], bound;
     } *c = calloc(p->nthreads ? p->nthreads : 1, sizeof *c);
     struct prof_iter it;
     struct prof_sample s;
@@ -690,6 +690,7 @@ void profile__name_roles(struct profile *p)
             c[s.thread].roles[s.role]++;
         if (s.cap >= 0 && s.cap < 256 && !(s.flags & SAMPLE_CAP_COLLECTED))
             c[s.thread].caps[s.cap]++;
+        c[s.thread].bound += (s.flags & SAMPLE_BOUND) != 0;
     }
     profile__iter_free(&it);
     for (size_t t = 0; t < p->nthreads; t++) {
@@ -707,7 +708,11 @@ void profile__name_roles(struct profile *p)
          * time is that capability's, not an idle worker. Only one that
          * (almost) never worked is idle. The main thread waiting in the
          * scheduler (its Haskell thread blocked) is not a worker at all. */
-        if (!main_thread && roles[ROLE_IDLE_WORKER] > 0 &&
+        /* A bound thread (forkOS, a call in from C) for most of its
+         * samples: not a worker, but its own Haskell thread's, as the main
+         * thread is; in a safe call, that is what it does. */
+        bool bound = main_thread || (all && c[t].bound * 2 > all);
+        if (!bound && roles[ROLE_IDLE_WORKER] > 0 &&
             (best == ROLE_NONE || roles[best] * 100 < all))
             best = ROLE_IDLE_WORKER;
         for (int k = 1; k < 256; k++)
@@ -717,13 +722,15 @@ void profile__name_roles(struct profile *p)
         char what[32];
         if (best == ROLE_CAP)
             snprintf(what, sizeof what, "capability %d", cap);
+        else if (bound && best == ROLE_SAFE_FFI)
+            snprintf(what, sizeof what, "in safe calls");
         else
             snprintf(what, sizeof what, "%s", thread_role__str(best));
-        if (main_thread && best == ROLE_NONE && roles[ROLE_IDLE_WORKER])
+        if (bound && best == ROLE_NONE && roles[ROLE_IDLE_WORKER])
             snprintf(what, sizeof what, "waiting");
-        if (main_thread)
-            snprintf(th->role, sizeof th->role, "bound main thread%s%s%s", what[0] ? " (" : "",
-                     what, what[0] ? ")" : "");
+        if (bound)
+            snprintf(th->role, sizeof th->role, "bound %sthread%s%s%s",
+                     main_thread ? "main " : "", what[0] ? " (" : "", what, what[0] ? ")" : "");
         else
             snprintf(th->role, sizeof th->role, "%s", what);
     }

@@ -51,6 +51,9 @@ struct prof_thread {
 /* cap is not held by the thread: a collection holds it (one Task stopped
  * every capability, under +RTS -qg or -qn), and the thread waits for it. */
 #define SAMPLE_CAP_COLLECTED 4
+/* Of a bound thread (its Task's InCall runs a TSO of its own: main,
+ * forkOS, a call in from C), not a worker. */
+#define SAMPLE_BOUND 8
 
 struct prof_sample {
     uint64_t t_ns;   /* since the recording started */
@@ -58,7 +61,7 @@ struct prof_sample {
     uint32_t stack;  /* stack id */
     uint8_t tag;     /* enum sample_tag */
     char state;      /* /proc state letter before the stop */
-    uint8_t flags;   /* SAMPLE_IDLE, SAMPLE_WAITING, SAMPLE_CAP_COLLECTED */
+    uint8_t flags;   /* SAMPLE_IDLE, SAMPLE_WAITING, SAMPLE_CAP_COLLECTED, SAMPLE_BOUND */
     int16_t cap;     /* capability held (or, SAMPLE_CAP_COLLECTED, waited for),
                       * -1 if none/unknown */
     uint8_t role;    /* enum thread_role */

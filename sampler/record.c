@@ -51,6 +51,7 @@ struct last_sample {
     uint8_t tag;
     uint8_t role;
     int16_t cap;
+    uint8_t flags; /* SAMPLE_BOUND: what of its flags a repeat keeps */
 };
 
 /* What is kept of a thread's samples: its last, to repeat while the
@@ -329,6 +330,8 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
         s.cap = (int16_t)hs.cap;
         if (hs.cap_collected)
             s.flags |= SAMPLE_CAP_COLLECTED;
+        if (hs.v.bound && r->rts.threaded)
+            s.flags |= SAMPLE_BOUND; /* (in the other, my_task is the main thread's for all) */
         gc_wait = hs.v.gc_sync;
         r->p.threads[ti].tso = hs.v.tso;
         r->p.threads[ti].stack = hs.v.stack;
@@ -393,7 +396,8 @@ static void walk_thread(struct recorder *r, const struct thread_capture *tc)
      * main asleep then was the runtime starting up, for good). Left
      * unsettled, it is read again. */
     bool complete = !tc->err && !failed && (walked || (s.flags & SAMPLE_IDLE)) && !r->rts.pending;
-    k->last = (struct last_sample){complete && walked, s.stack, s.tag, s.role, s.cap};
+    k->last = (struct last_sample){complete && walked, s.stack, s.tag,
+                                   s.role, s.cap,     (uint8_t)(s.flags & SAMPLE_BOUND)};
     tracee__repeatable(th, k->last.valid);
     if (tc->soft && complete && walked && clean && (s.flags & SAMPLE_IDLE))
         keep_idle(k, tc->where, k->last);
@@ -424,7 +428,7 @@ static void repeat_thread(struct recorder *r, struct tthread *th)
             k->last = *ls; /* (what it repeats while it does not run) */
     } else if (k && th->idle_again) {
         int64_t empty = profile__stack(&r->p, r->frames, 0);
-        none = (struct last_sample){empty >= 0, (uint32_t)empty, TAG_NONE, ROLE_NONE, -1};
+        none = (struct last_sample){empty >= 0, (uint32_t)empty, TAG_NONE, ROLE_NONE, -1, 0};
         ls = &none;
         k->last = (struct last_sample){0}; /* (as walk_thread keeps of such a sample) */
     }
@@ -440,6 +444,7 @@ static void repeat_thread(struct recorder *r, struct tthread *th)
         .role = ls->role,
         .state = th->state,
         .cap = ls->cap,
+        .flags = ls->flags,
     };
     if (s.tag == TAG_IDLE || (s.tag == TAG_NONE && idle_state(th->state)))
         s.flags |= SAMPLE_IDLE;

@@ -26,3 +26,10 @@ naps=$(count_matching "$T/nap.folded" ';clock_nanosleep [0-9]+$')
 whole=$(count_matching "$T/nap.folded" '^tid [0-9]+ \([^)]*\);\[safe-ffi\];.*;napping_nap;usleep;(__nanosleep;)?clock_nanosleep [0-9]+$')
 check "naps-whole" "$whole of $naps samples of the naps are the whole call, [safe-ffi]: $(grep -E ';clock_nanosleep [0-9]+$' "$T/nap.folded" | grep -Ev ';napping_nap;usleep;' | sort -t' ' -k3 -rn | head -n 3 | cut -c1-200 | tr '\n' '|')" \
     test "$naps" -ge 5000 -a "$whole" -eq "$naps"
+# The nappers are bound threads, each its own Haskell thread's, not the
+# runtime's workers (before: "safe-FFI worker", as a worker in a call).
+"$HSSPY" dump -p "$pid" >"$T/dump" 2>"$T/err"
+check_status "dump" $? "$T/err"
+bound=$(grep -c '^thread [0-9]* (napping): bound thread (in safe calls), ' "$T/dump")
+check "nappers-bound" "$bound of 200 nappers are bound threads in safe calls: $(grep -m 3 '^thread' "$T/dump" | tr '\n' '|')" \
+    test "$bound" -ge 190

@@ -876,6 +876,41 @@ TEST(role_names)
     profile__free(&p);
 }
 
+/* A bound thread (forkOS, SAMPLE_BOUND) is not a worker: in safe calls
+ * most of the time (before: "safe-FFI worker"), holding a capability,
+ * or waiting (never an "idle worker"); a worker that once ran a call in
+ * from C, a few of its samples bound, is still a worker. */
+TEST(role_names_bound)
+{
+    struct profile p;
+    profile__init(&p);
+    p.pid = 10;
+    int napper = profile__thread(&p, 11, "prog");
+    int computer = profile__thread(&p, 12, "prog");
+    int waiter = profile__thread(&p, 13, "prog");
+    int worker = profile__thread(&p, 14, "prog:w");
+    struct {
+        int t, role, cap, n;
+        bool bound;
+    } v[] = {{napper, ROLE_SAFE_FFI, -1, 90, true},     {napper, ROLE_CAP, 1, 10, true},
+             {computer, ROLE_CAP, 1, 80, true},         {computer, ROLE_SAFE_FFI, -1, 20, true},
+             {waiter, ROLE_IDLE_WORKER, -1, 99, true},  {waiter, ROLE_CAP, 0, 1, true},
+             {worker, ROLE_SAFE_FFI, -1, 90, false},    {worker, ROLE_CAP, 0, 10, true}};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        for (int k = 0; k < v[i].n; k++)
+            profile__add(&p, &(struct prof_sample){.thread = (uint32_t)v[i].t,
+                                                   .role = (uint8_t)v[i].role,
+                                                   .cap = (int16_t)v[i].cap, .tag = TAG_IDLE,
+                                                   .state = 'S',
+                                                   .flags = v[i].bound ? SAMPLE_BOUND : 0});
+    profile__name_roles(&p);
+    CHECK_EQ_STR(p.threads[napper].role, "bound thread (in safe calls)");
+    CHECK_EQ_STR(p.threads[computer].role, "bound thread (capability 1)");
+    CHECK_EQ_STR(p.threads[waiter].role, "bound thread (capability 0)");
+    CHECK_EQ_STR(p.threads[worker].role, "safe-FFI worker");
+    profile__free(&p);
+}
+
 /* A capability a collection holds as one of several, which a thread waits
  * for (SAMPLE_CAP_COLLECTED), is held by "a collection", gc, in the
  * report's table (was "free"); the waiting thread is not named after it. */
