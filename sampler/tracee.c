@@ -1670,6 +1670,13 @@ void tracee__detach(struct tracee *t, int timeout_ms)
             }
         }
     }
+    /* Threads born during the detach whose first stop came before their
+     * parent's clone event: let go already, not to be waited for when the
+     * event names them (before: waited for until the timeout, and said not
+     * to have stopped, in most recordings of a program starting a thousand
+     * threads a second). */
+    pid_t early[64];
+    size_t nearly = 0;
     while (left > 0) {
         int status;
         pid_t tid = waitpid(-1, &status, WNOHANG | __WALL);
@@ -1677,8 +1684,9 @@ void tracee__detach(struct tracee *t, int timeout_ms)
             struct tthread *th = find(t, tid);
             if (!th) {
                 /* A thread born during detach: detach it as it comes. */
-                if (WIFSTOPPED(status))
-                    ptrace(PTRACE_DETACH, tid, 0, 0);
+                if (WIFSTOPPED(status) && ptrace(PTRACE_DETACH, tid, 0, 0) == 0 &&
+                    nearly < sizeof early / sizeof early[0])
+                    early[nearly++] = tid;
                 continue;
             }
             if (WIFEXITED(status) || WIFSIGNALED(status)) {
@@ -1694,7 +1702,11 @@ void tracee__detach(struct tracee *t, int timeout_ms)
                 th->pending_sig = WSTOPSIG(status); /* deliver it on detach */
             if (event == PTRACE_EVENT_CLONE) {
                 unsigned long child = 0;
-                if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) == 0 && child) {
+                bool gone = false;
+                if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) == 0)
+                    for (size_t k = 0; k < nearly && !gone; k++)
+                        gone = early[k] == (pid_t)child;
+                if (child && !gone) {
                     struct tthread *c = add(t, (pid_t)child);
                     if (c) {
                         c->want = true; /* its first stop comes; detach then */
@@ -1717,10 +1729,19 @@ void tracee__detach(struct tracee *t, int timeout_ms)
         struct timespec ts = {(time_t)(rem / 1000000000u), (long)(rem % 1000000000u)};
         sigtimedwait(&set, NULL, &ts);
     }
-    if (left > 0)
-        log__warn("%zu thread(s) did not stop to be detached; they are released when hsspy "
-                  "exits",
-                  left);
+    if (left > 0) {
+        char tids[96] = "";
+        size_t len = 0, named = 0;
+        for (size_t i = 0; i < t->n && named < 4 && len < sizeof tids; i++)
+            if (t->th[i].want && t->th[i].run != TT_GONE) {
+                len += (size_t)snprintf(tids + len, sizeof tids - len, "%s%d",
+                                        named++ ? ", " : "", (int)t->th[i].tid);
+            }
+        log__warn("%zu thread%s (%s%s) did not stop to be detached in %d ms; the kernel lets "
+                  "%s go when hsspy exits",
+                  left, left == 1 ? "" : "s", named ? "tid " : "", named ? tids : "?",
+                  timeout_ms, left == 1 ? "it" : "them");
+    }
 }
 
 pid_t tracee__hand_over(struct tracee *t, int timeout_ms)

@@ -179,6 +179,25 @@ check "churn-many-threads-followed" "$seen threads sampled of $born born and 300
 lost=$(sed -n 's/.*; \([0-9]*\) threads exited before they could be stopped/\1/p' "$T/churn300.report")
 check "churn-many-few-lost" "${lost:-0} threads lost of $born" test "${lost:-0}" -le $((born / 10))
 
+# Attached and let go again, six times, while threads are born by the
+# hundred a second (300 more asleep, so that a detach takes a while): a
+# thread born during the detach whose first stop came before its parent's
+# clone event was let go at once, then waited for when the event named it
+# (before: "1 thread(s) did not stop to be detached" in one or two of six).
+"$W/churn" 4 300 >"$T/churn-detach.out" &
+churner=$!
+sleep 0.3
+warned=0
+for i in 1 2 3 4 5 6; do
+    "$HSSPY" record -d 0.3 -o /dev/null -p "$churner" 2>"$T/detach.$i.err"
+    grep -q "did not stop to be detached" "$T/detach.$i.err" && warned=$((warned + 1))
+done
+wait "$churner"
+check "churn-detached" "$warned of 6 detaches said a thread did not stop: $(cat "$T"/detach.*.err | grep 'did not stop' | head -n 1)" \
+    test "$warned" -eq 0
+check "churn-detached-target-ok" "the target says: $(cat "$T/churn-detach.out")" \
+    grep -q '^threads [0-9]*$' "$T/churn-detach.out"
+
 # forkOS churn on the Haskell side.
 prog=$(build_hs forkos forkos.hs -- -O1 -threaded -rtsopts) ||
     { fail "forkos-build" "ghc could not build forkos.hs"; }
