@@ -43,6 +43,9 @@ struct prof_thread {
     uint64_t tso, stack, stack_sp, stack_end;
 };
 
+/* The most threads a tick awaits the stops of at once (record.c). */
+#define PROF_SEND_CAP 16
+
 #define SAMPLE_IDLE 1 /* dropped unless --idle */
 /* Runnable (state R) but known to be waiting for a CPU, not on one: taken
  * from the switch that preempted it, or repeated for a thread that has not
@@ -143,6 +146,8 @@ struct profile {
                                * threads, not after them all */
     uint64_t handler_entries; /* stops at a signal handler's entry, right after the
                                * signal was passed on: sampled where it interrupted */
+    uint64_t deferred;        /* interrupts deferred while the most threads a tick
+                               * awaits at once were (a first tick's, of many) */
     uint64_t cs_drains;       /* per-CPU switch rings read between ticks, half full */
     uint64_t errors[WE__COUNT];
     uint64_t lost_threads; /* interrupted but did not stop in time */

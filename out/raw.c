@@ -223,6 +223,7 @@ static int write_raw_file(const struct profile *p, bool names_follow, FILE *f)
     put_u64(&s, p->pause_between);
     put_u64(&s, p->handler_entries); /* and later */
     put_u8(&s, p->made_with); /* and later */
+    put_u64(&s, p->deferred); /* and later */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -534,6 +535,8 @@ static void read_meta(struct cur *c, struct profile *p)
         p->made_with = get_u8(c, "a flag") & (PROF_MADE_IDLE | PROF_MADE_THREADS | PROF_MADE_CCS);
         p->made_known = true;
     }
+    if (!c->bad && c->left >= 8)
+        p->deferred = get_u64(c, "a counter");
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

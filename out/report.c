@@ -68,6 +68,11 @@ static void header(const struct profile *p, FILE *f)
         if (p->handler_entries)
             fprintf(f, "; %" PRIu64 " found at a signal handler's entry, the signal just passed "
                        "on, sampled where it interrupted the thread", p->handler_entries);
+        if (p->deferred)
+            fprintf(f, "; %" PRIu64 " interrupted only once fewer than %u threads were awaited "
+                       "(not all at once, each then waiting stopped for the captures of "
+                       "those before it)",
+                    p->deferred, PROF_SEND_CAP);
         fprintf(f, ")\n");
     }
     if (p->self_cpu_ns && p->duration_ns && p->ticks) {

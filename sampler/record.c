@@ -600,12 +600,25 @@ static void save_capture(struct recorder *r, const struct thread_capture *tc)
  * let the threads stopped on their way out go on: what a copy lacks is
  * read from the program as it is walked, and the program's memory is
  * there while they are held. */
+#define WALK_TAKE_NS 500000u
 static void walk_captures(struct recorder *r)
 {
     for (size_t i = 0; i < r->cap.img.n; i++)
         r->p.copied_bytes += r->cap.img.reg[i].len;
     r->p.copied_threads += r->cap.n;
+    uint64_t took = tracee__now_ns();
     for (size_t i = 0; i < r->cap.n; i++) {
+        /* Threads interrupted this tick that stop while the captures are
+         * walked (a first tick's thousand: walked for tens of ms, while
+         * those that were slow to stop waited stopped for it) are captured
+         * and resumed between two walks, their captures walked after the
+         * others. (Not while a dump holds every thread.) */
+        uint64_t now = tracee__now_ns();
+        if (r->t.on_stop && now - took >= WALK_TAKE_NS) {
+            memimg__set_limit(&r->cap.img, SIZE_MAX);
+            tracee__take_stopped(&r->t);
+            took = now;
+        }
         const struct thread_capture *tc = &r->cap.th[i];
         /* (What the captures after it read is of later moments.) */
         memimg__set_limit(&r->cap.img, i + 1 < r->cap.n ? r->cap.th[i + 1].first_region : SIZE_MAX);
@@ -651,7 +664,7 @@ static int capture_blocked(struct recorder *r)
             continue;
         uint64_t now = tracee__now_ns();
         if (now - took >= SOFT_TAKE_NS) {
-            tracee__take_stopped(&r->t);
+            r->t.st.stops_between += (unsigned long)tracee__take_stopped(&r->t);
             took = now;
             th = &r->t.th[i]; /* (a stop may have brought a new thread) */
         }
@@ -785,6 +798,13 @@ static void learn_thread_pointers(struct recorder *r, uint64_t now)
     }
 }
 
+/* A tick's stops at most awaited at once (tracee.send_cap): the first,
+ * which stops every thread, would stop a thousand asleep together, and
+ * each would wait stopped for the captures of those before it (3 to 45
+ * ms). The others are interrupted as those stop, each captured and resumed
+ * at once; a tick of only the running threads never has this many. */
+#define SEND_CAP PROF_SEND_CAP
+
 static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t quiet_ns)
 {
     /* Threads that stopped after the last tick was over. */
@@ -805,6 +825,7 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
     r->t.sample_blocked = !r->rts.pending;
     learn_thread_pointers(r, start);
     tracee__look(&r->t, true);
+    r->t.send_cap = SEND_CAP;
     int asked = capture_preempted(r);
     asked += tracee__send(&r->t);
     asked += capture_blocked(r);
@@ -891,6 +912,7 @@ static void snapshot(struct recorder *r)
         r->cap.t_ns = tracee__now_ns();
         learn_thread_pointers(r, r->cap.t_ns);
         r->t.hold_born = true; /* (and each new thread, while the others are held) */
+        r->t.send_cap = 0;     /* (all at once: one picture) */
         tracee__interrupt(&r->t, false);
         capture_blocked(r);
         tracee__collect(&r->t, tracee__now_ns() + 1000000000u, 1000000000u, &sig);
@@ -1808,6 +1830,7 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
     r.p.cs_drains = r.t.st.sw_drains;
     r.p.pause_regs_ring = r.t.st.stop_regs_ring;
     r.p.pause_between = r.t.st.stops_between;
+    r.p.deferred = r.t.st.deferred;
     r.p.handler_entries = r.handler_entries;
     r.p.pause_prefetched = r.cap.pre_used;
     r.p.pause_prefetch_missed = r.cap.pre_missed;

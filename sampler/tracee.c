@@ -1120,6 +1120,8 @@ void tracee__repeatable(struct tthread *th, bool repeatable)
     th->repeatable = repeatable;
 }
 
+static size_t awaited(const struct tracee *t);
+
 bool tracee__interrupt_late(struct tracee *t, struct tthread *th)
 {
     th->soft = false;
@@ -1129,6 +1131,13 @@ bool tracee__interrupt_late(struct tracee *t, struct tthread *th)
     th->stop_asleep = false;
     if (th->run != TT_RUNNING || th->want)
         return false;
+    if (t->send_cap && awaited(t) >= t->send_cap) {
+        /* (A first tick's thousand threads asleep whose reads did not
+         * hold, say: interrupted as those awaited stop, as tracee__send's.) */
+        th->deferred = true;
+        t->st.deferred++;
+        return true;
+    }
     if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) < 0) {
         if (errno != ESRCH)
             t->st.ptrace_errors++;
@@ -1392,13 +1401,47 @@ void tracee__look(struct tracee *t, bool skip_unchanged)
     }
 }
 
+/* Interrupt th for this tick's sample; false if it is exiting. */
+static bool interrupt_one(struct tracee *t, struct tthread *th, uint64_t now)
+{
+    bool stopped = th->run == TT_LISTENING && t->sample_stopped;
+    th->has_base = false;
+    th->stop_base = false;
+    th->stop_asleep = false;
+    if (stopped)
+        th->state = 'T'; /* (as ps shows a job-control stop) */
+    if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) < 0) {
+        if (errno != ESRCH)
+            t->st.ptrace_errors++;
+        return false; /* exiting: its exit status follows */
+    }
+    th->want = true;
+    th->t_interrupt_ns = now;
+    th->sent_on_cpu = switches_known(t, th) && th->cs.where == CS_ON_CPU;
+    return true;
+}
+
+/* Threads interrupted since this tick's tracee__send and not stopped yet
+ * (not those awaited since an earlier tick: a thread in an uninterruptible
+ * sleep for seconds would keep the others waiting their turn). */
+static size_t awaited(const struct tracee *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->th[i].want && t->th[i].t_interrupt_ns >= t->send_ns;
+    return n;
+}
+
 int tracee__send(struct tracee *t)
 {
     int n = 0;
     uint64_t now = tracee__now_ns();
+    size_t inflight = 0;
+    t->send_ns = now;
     for (size_t i = 0; i < t->n; i++) {
         struct tthread *th = &t->th[i];
         bool stopped = th->run == TT_LISTENING && t->sample_stopped;
+        th->deferred = false;
         if ((th->run != TT_RUNNING && !stopped) || th->unchanged || th->soft || th->sampled ||
             th->preempt || th->want)
             continue;
@@ -1406,22 +1449,51 @@ int tracee__send(struct tracee *t)
             th->stale = true; /* --nonblocking: no stop, and no new sample */
             continue;
         }
-        th->has_base = false;
-        th->stop_base = false;
-        th->stop_asleep = false;
-        if (stopped)
-            th->state = 'T'; /* (as ps shows a job-control stop) */
-        if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) < 0) {
-            if (errno != ESRCH)
-                t->st.ptrace_errors++;
-            continue; /* exiting: its exit status follows */
+        if (t->send_cap && inflight >= t->send_cap && !stopped) {
+            /* Stopped together, a thousand threads would wait stopped for
+             * the captures of those that stopped before them, each. */
+            th->deferred = true;
+            t->st.deferred++;
+            n++;
+            continue;
         }
-        th->want = true;
-        th->t_interrupt_ns = now;
-        th->sent_on_cpu = switches_known(t, th) && th->cs.where == CS_ON_CPU;
-        n++;
+        if (interrupt_one(t, th, now)) {
+            inflight++;
+            n++;
+        }
     }
     return n;
+}
+
+/* Interrupt deferred threads while fewer than t->send_cap are awaited; how
+ * many were interrupted. */
+static size_t send_deferred(struct tracee *t)
+{
+    size_t sent = 0, inflight = awaited(t);
+    uint64_t now = 0;
+    for (size_t i = 0; i < t->n && (!t->send_cap || inflight < t->send_cap); i++) {
+        struct tthread *th = &t->th[i];
+        if (!th->deferred)
+            continue;
+        th->deferred = false;
+        if (th->run != TT_RUNNING || th->want)
+            continue; /* (gone meanwhile, or a new thread in its slot) */
+        if (!now)
+            now = tracee__now_ns();
+        if (interrupt_one(t, th, now)) {
+            inflight++;
+            sent++;
+        }
+    }
+    return sent;
+}
+
+static bool any_deferred(const struct tracee *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->th[i].deferred)
+            return true;
+    return false;
 }
 
 int tracee__interrupt(struct tracee *t, bool skip_unchanged)
@@ -1497,7 +1569,7 @@ int tracee__take_stopped(struct tracee *t)
     t->collecting = false;
     if (got <= 0)
         return 0; /* (-1, gone with an exec: collect finds out) */
-    t->st.stops_between += (unsigned long)got;
+    send_deferred(t); /* (in their places) */
     return got;
 }
 
@@ -1542,11 +1614,21 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
 
     tracee__signal_set(&set);
     t->collecting = true;
-    while ((wanted = count_wanted(t)) > 0 && !t->exited) {
+    bool deferring = any_deferred(t);
+    while (((wanted = count_wanted(t)) > 0 || deferring) && !t->exited) {
         int status, got;
         /* (What this look finds came with the SIGCHLD just taken.) */
         bool took = woken;
         woken = false;
+        if (deferring) {
+            /* Those deferred, in the places of those that stopped; the
+             * list asked one by one made anew. */
+            if (send_deferred(t) && tids)
+                tids = wanted_tids(t, count_wanted(t), &ntids);
+            deferring = any_deferred(t);
+            if ((wanted = count_wanted(t)) == 0)
+                break;
+        }
         if (tids) {
             got = poll_wanted(t, tids, ntids);
             if (got < 0) {
@@ -1579,9 +1661,13 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
         /* Threads that run stop within microseconds; when none has stopped
          * for a while, the rest are waiting for a CPU (or sleeping
          * uninterruptibly): stop waiting, they are captured when they stop. */
-        if (now >= deadline_ns || now >= quiet_until)
+        /* (Not while threads wait their turn: those awaited are asleep,
+         * most likely, and take a while to stop. Those still deferred at
+         * the deadline are interrupted as others stop after it, while
+         * the captures are walked, or at the next tick.) */
+        if (now >= deadline_ns || (now >= quiet_until && !deferring))
             break;
-        if (quiet_until < deadline_ns)
+        if (quiet_until < deadline_ns && !deferring)
             deadline_ns = quiet_until;
         /* A running thread stops within microseconds: poll for a moment
          * rather than sleep, since waking up from a sleep costs more than

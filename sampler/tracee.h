@@ -44,6 +44,7 @@ struct tthread {
     pid_t tid;
     enum tthread_run run;
     bool want;       /* interrupted for the current sample, stop not seen yet */
+    bool deferred;   /* to be interrupted for it once fewer are (t->send_cap) */
     int pending_sig; /* signal to re-inject when it is resumed */
     int signalled;   /* the signal given when last resumed (its handler next), or 0 */
     bool group_stopped; /* in a job-control stop: let go with PTRACE_LISTEN */
@@ -198,7 +199,8 @@ struct tracee_stats {
     unsigned long threads_seen;
     unsigned long threads_exited;
     unsigned long late_stops;   /* stopped after its tick was over: captured then */
-    unsigned long stops_between; /* captured and resumed by tracee__take_stopped */
+    unsigned long stops_between; /* captured and resumed between reads of blocked threads */
+    unsigned long deferred;      /* interrupts deferred by t->send_cap */
     unsigned long lost;         /* interrupted, but exited before it stopped */
     unsigned long soft_samples; /* sampled without a stop (see tthread.soft) */
     unsigned long soft_breaking; /* ... of them in calls a stop would break */
@@ -280,6 +282,11 @@ struct tracee {
      * collector's mark thread, started by a collection just before the
      * stop, moves the runtime's threads from list to list). */
     bool hold_born;
+    /* Set by the caller: at most this many threads interrupted and not yet
+     * stopped at once (0: no limit); tracee__send defers the others, each
+     * interrupted as one stops (see tracee__collect). */
+    unsigned send_cap;
+    uint64_t send_ns; /* when the tick's tracee__send began */
     /* Set by the caller (a command hsspy launched, to be followed through
      * its exec): the thread that execs is held at that stop, not resumed,
      * so that the next program can be handed over without running a single

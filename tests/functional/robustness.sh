@@ -179,6 +179,22 @@ check "churn-many-threads-followed" "$seen threads sampled of $born born and 300
 lost=$(sed -n 's/.*; \([0-9]*\) threads exited before they could be stopped/\1/p' "$T/churn300.report")
 check "churn-many-few-lost" "${lost:-0} threads lost of $born" test "${lost:-0}" -le $((born / 10))
 
+# Attached to it: the first tick stops every thread, 300 asleep, but
+# awaits at most 16 stops at once, the others interrupted as those stop
+# (before: all at once, then each waited stopped for the captures of
+# those before it, 3 to 45 ms with a thousand); every one is still
+# sampled.
+"$W/churn" 3 300 >"$T/churn-first.out" &
+churner=$!
+sleep 0.5
+"$HSSPY" record -q -d 1 -f report -o "$T/churn-first.report" -p "$churner" 2>"$T/err"
+check_status "first-tick-record" $? "$T/err"
+wait "$churner"
+deferred=$(sed -n 's/.*; \([0-9]*\) interrupted only once fewer than 16 threads were awaited.*/\1/p' "$T/churn-first.report")
+seen=$(sed -n 's/.* thread samples from \([0-9]*\) threads/\1/p' "$T/churn-first.report")
+check "first-tick-deferred" "${deferred:-no} interrupts deferred, ${seen:-no} threads sampled: $(grep -A1 '^ *pause:' "$T/churn-first.report" | cut -c1-300 | tr '\n' '|')" \
+    test "${deferred:-0}" -ge 250 -a "${seen:-0}" -ge 301
+
 # Attached and let go again, six times, while threads are born by the
 # hundred a second (300 more asleep, so that a detach takes a while): a
 # thread born during the detach whose first stop came before its parent's

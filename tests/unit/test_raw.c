@@ -43,6 +43,7 @@ static void build(struct profile *p)
     p->pause_between = 29;
     p->handler_entries = 31;
     p->made_with = PROF_MADE_IDLE | PROF_MADE_CCS;
+    p->deferred = 987;
     snprintf(p->children, sizeof p->children, "pid 7 (sh) used 0.01 s of CPU while recorded");
     p->copied_bytes = 123456;
     p->copied_threads = 78;
@@ -188,6 +189,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.pause_between, 29);
     CHECK_EQ_INT(b.handler_entries, 31);
     CHECK_EQ_INT(b.made_with, PROF_MADE_IDLE | PROF_MADE_CCS);
+    CHECK_EQ_INT(b.deferred, 987);
     CHECK(b.made_known);
     CHECK_EQ_STR(b.children, "pid 7 (sh) used 0.01 s of CPU while recorded");
     CHECK_EQ_INT(b.cs_errno, 13);
@@ -427,7 +429,8 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the options record was given (cut -3),
+     * type, size, payload. Drop the count of interrupts deferred (cut -4),
+     * then also the options record was given (cut -3),
      * then also the count of stops at a signal handler's entry (cut -2), then also the count of stops resumed between reads
      * of blocked threads and the count of those read again (cut -1), then also the word on children, then also the count
      * of samples whose C stack went beyond the copy, then also the count of reads while registers were
@@ -449,14 +452,14 @@ TEST(earlier_header)
     const size_t at = 8 + 4 + 4 + 4;
     CHECK(len > at + 8);
     memcpy(&size, buf + at, 8);
-    static const int cuts[] = {-3, -2, -1, 0, 8, 16, 32, 40, 48, 56, 64, 80, 88, 96, 97, 98, 123, 139, 175, 183, 199, 223};
+    static const int cuts[] = {-4, -3, -2, -1, 0, 8, 16, 32, 40, 48, 56, 64, 80, 88, 96, 97, 98, 123, 139, 175, 183, 199, 223};
     /* (The counts of threads read again and of stops resumed between
      * reads; the word on children: a length and its bytes.) */
-    const int made = 1, newest = 8, again = 16, words = 4 + (int)strlen(a.children);
+    const int deferred = 8, made = 1, newest = 8, again = 16, words = 4 + (int)strlen(a.children);
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
-        int drop = made + (cut == -3 ? 0 : newest) + (cut <= -2 ? 0 : again) +
-                   (cut < 0 ? 0 : words + cut);
+        int drop = deferred + (cut == -4 ? 0 : made) + (cut >= -2 ? newest : 0) +
+                   (cut <= -2 ? 0 : again) + (cut < 0 ? 0 : words + cut);
         uint64_t shorter = size - (uint64_t)drop;
         uint8_t *old = malloc(len);
         CHECK(old != NULL);
@@ -466,9 +469,10 @@ TEST(earlier_header)
         memcpy(old + at + 8 + shorter, buf + at + 8 + size, len - (at + 8 + size));
         if (raw__parse(old, len - (size_t)drop, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without the last %d bytes of the header: %s", drop, err);
-        CHECK(!b.made_known);
-        CHECK_EQ_INT(b.made_with, 0);
-        CHECK_EQ_INT(b.handler_entries, cut == -3 ? 31 : 0);
+        CHECK_EQ_INT(b.deferred, 0);
+        CHECK(b.made_known == (cut == -4));
+        CHECK_EQ_INT(b.made_with, cut == -4 ? PROF_MADE_IDLE | PROF_MADE_CCS : 0);
+        CHECK_EQ_INT(b.handler_entries, cut <= -3 ? 31 : 0);
         CHECK_EQ_INT(b.soft_again, cut <= -2 ? 23 : 0);
         CHECK_EQ_INT(b.pause_between, cut <= -2 ? 29 : 0);
         CHECK_EQ_STR(b.children, cut < 0 ? a.children : "");
