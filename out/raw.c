@@ -791,14 +791,27 @@ static void parse(struct src *src, struct profile *p, char *err, size_t errlen, 
 {
     struct raw_frame *tmp = malloc((MAX_FRAMES + 8) * sizeof *tmp);
     bool seen[7] = {false};
-    const uint8_t *h = take(src, 16);
+    size_t have = src->left < 16 ? src->left : 16;
+    const uint8_t *h = take(src, have);
 
     if (!tmp) {
         failf(c, "out of memory");
         return;
     }
-    if (!h || memcmp(h, "HSSPYRAW", 8) != 0) {
+    if (have == 0) {
+        failf(c, "empty: there is no recording in it");
+        goto out;
+    }
+    if (h && have >= 2 && h[0] == 0x1f && h[1] == 0x8b) {
+        failf(c, "compressed with gzip: pipe it through zcat into hsspy report -");
+        goto out;
+    }
+    if (!h || memcmp(h, "HSSPYRAW", have < 8 ? have : 8) != 0) {
         failf(c, "not an hsspy raw file");
+        goto out;
+    }
+    if (have < 16) {
+        failf(c, "truncated: the file ends in its header (%zu bytes)", have);
         goto out;
     }
     uint32_t version, nsec;

@@ -567,7 +567,8 @@ static void report_usage(FILE *f)
                "from the files on this machine (those whose build-id still matches the\n"
                "recording's; the frames of a file not there, changed, without a build-id\n"
                "or stripped since keep the names the recording saved), and write it in\n"
-               "any format. FILE - (or a pipe) is read from standard input.\n"
+               "any format. FILE -, or a pipe, is read whole from standard input\n"
+               "(zcat run.hsspy.gz | hsspy report -).\n"
                "\n"
                "  -f, --format FORMAT   output format (default report):\n");
     formats_usage(f);

@@ -121,6 +121,19 @@ check "truncated-refused" "status $rc, stderr: $(cat "$T/err")" \
 echo "not a recording" >"$T/text.raw"
 "$HSSPY" report "$T/text.raw" >/dev/null 2>"$T/err"
 check "not-raw-refused" "stderr: $(cat "$T/err")" grep -q "not an hsspy raw file" "$T/err"
+# An empty file, a recording cut in its header, one compressed: each said
+# as such (before: all three "not an hsspy raw file").
+: >"$T/empty.raw"
+"$HSSPY" report "$T/empty.raw" >/dev/null 2>"$T/err"
+check "empty-refused" "stderr: $(cat "$T/err")" grep -q "^hsspy: cannot read $T/empty.raw: empty: there is no recording in it$" "$T/err"
+head -c 12 "$T/rec.raw" >"$T/header.raw"
+"$HSSPY" report "$T/header.raw" >/dev/null 2>"$T/err"
+check "header-cut-refused" "stderr: $(cat "$T/err")" grep -q "truncated: the file ends in its header (12 bytes)$" "$T/err"
+gzip -c "$T/rec.raw" >"$T/rec.raw.gz"
+"$HSSPY" report "$T/rec.raw.gz" >/dev/null 2>"$T/err"
+rc=$?
+check "gzip-said" "status $rc, stderr: $(cat "$T/err")" \
+    sh -c "[ $rc -eq 1 ] && grep -q 'compressed with gzip: pipe it through zcat into hsspy report -$' '$T/err'"
 
 # A binary format is not written to a terminal; the progress line is.
 if command -v script >/dev/null; then

@@ -522,6 +522,14 @@ TEST(clear_errors)
     uint8_t *buf = serialize(&a, &len);
     CHECK(raw__parse((const uint8_t *)"hello", 5, &b, err, sizeof err) < 0);
     CHECK(strstr(err, "not an hsspy raw file"));
+    /* An empty file, one cut in its header, one gzip made: said so. */
+    CHECK(raw__parse((const uint8_t *)"", 0, &b, err, sizeof err) < 0);
+    CHECK_EQ_STR(err, "empty: there is no recording in it");
+    CHECK(raw__parse(buf, 10, &b, err, sizeof err) < 0);
+    CHECK_EQ_STR(err, "truncated: the file ends in its header (10 bytes)");
+    CHECK(raw__parse((const uint8_t *)"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10, &b, err,
+                     sizeof err) < 0);
+    CHECK(strstr(err, "compressed with gzip"));
     CHECK(raw__parse(buf, len / 2, &b, err, sizeof err) < 0);
     CHECK(strstr(err, "truncated"));
     /* Two recordings in one file (cat a.raw b.raw), or junk after one: the
