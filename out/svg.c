@@ -607,6 +607,8 @@ static void legend(const struct profile *p, const struct flame *fl, const struct
     char share[32];
     bool ghc = p->ghc_version[0] != 0;
     for (int t = TAG_HASKELL; ghc && t < TAG__COUNT; t++) {
+        if (t == TAG_IDLE && !o->idle)
+            continue; /* (left out: not 0.0% of the program's time) */
         snprintf(share, sizeof share, " %.1f%%", pct(fl->tags[t], fl->total));
         swatch(f, &x, colour((unsigned)t, "", true), FAMILY[t].label, share);
     }

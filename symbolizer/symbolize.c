@@ -229,7 +229,7 @@ int symbolize__frame(struct modset *ms, const struct raw_frame *f, struct frame_
                 snprintf(buf, sizeof buf, "%s", plain);
             out->lang = is_rts_symbol(s->name) ? LANG_RTS : LANG_C;
         }
-        out->symbol = strdup(s->name);
+        out->symbol = strndup(s->name, sizeof buf - 1); /* (cut where names are) */
         thunk_suffix(f, buf, sizeof buf);
         out->name = strdup(buf);
     }

@@ -118,6 +118,11 @@ while i < len(b):
 for want in ('esc?]0;X?;title', sys.argv[2], 't?[31m?'):
     if want not in strings:
         sys.exit('missing %r among %d strings' % (want, len(strings)))
+# (A symbol longer than 599 bytes is cut there, as its name: before, the
+# function's system_name kept all of it.)
+longest = max(len(x.encode()) for x in strings)
+if longest > 599:
+    sys.exit('a string of %d bytes' % longest)
 print('ok')
 EOF
 check "pprof-strings" "$(tail -n 3 "$T/pb.out" | tr '\n' '|')" grep -q '^ok$' "$T/pb.out"
