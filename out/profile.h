@@ -148,6 +148,7 @@ struct profile {
                                * signal was passed on: sampled where it interrupted */
     uint64_t deferred;        /* interrupts deferred while the most threads a tick
                                * awaits at once were (a first tick's, of many) */
+    uint64_t cap_held;        /* times hsspy, at half a CPU, put its next tick off */
     uint64_t cs_drains;       /* per-CPU switch rings read between ticks, half full */
     uint64_t errors[WE__COUNT];
     uint64_t lost_threads; /* interrupted but did not stop in time */

@@ -224,6 +224,7 @@ static int write_raw_file(const struct profile *p, bool names_follow, FILE *f)
     put_u64(&s, p->handler_entries); /* and later */
     put_u8(&s, p->made_with); /* and later */
     put_u64(&s, p->deferred); /* and later */
+    put_u64(&s, p->cap_held); /* and later */
     section(f, &bad, SEC_META, &s);
 
     put_u32(&s, (uint32_t)p->nmodules);
@@ -537,6 +538,8 @@ static void read_meta(struct cur *c, struct profile *p)
     }
     if (!c->bad && c->left >= 8)
         p->deferred = get_u64(c, "a counter");
+    if (!c->bad && c->left >= 8)
+        p->cap_held = get_u64(c, "a counter");
     if (!(p->rate_hz > 0 && p->rate_hz <= 1e6))
         p->rate_hz = 0; /* nonsense in a corrupt file: say "unknown", not NaN */
 }

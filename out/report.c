@@ -92,10 +92,16 @@ static void header(const struct profile *p, FILE *f)
             snprintf(first, sizeof first, " after the first, which took %.1f ms",
                      (double)p->first_tick_cpu_ns / 1e6);
         }
-        fprintf(f, "  hsspy:     %.1f%% of one CPU while recording (%.0f us per tick%s), at %s%s\n",
+        char held[160] = "";
+        if (p->cap_held)
+            snprintf(held, sizeof held,
+                     "; held to half a CPU %" PRIu64 " time%s, the next tick put off (the "
+                     "ticks that could not come in time are among the missed)",
+                     p->cap_held, p->cap_held == 1 ? "" : "s");
+        fprintf(f, "  hsspy:     %.1f%% of one CPU while recording (%.0f us per tick%s), at %s%s%s\n",
                 100.0 * (double)p->self_cpu_ns / (double)p->duration_ns,
                 ticks ? (double)cpu / (double)ticks / 1e3 : 0.0, first, prio,
-                p->short_slices ? " in 0.1 ms slices" : "");
+                p->short_slices ? " in 0.1 ms slices" : "", held);
     }
     if (p->copied_threads)
         fprintf(f, "  copied:    %.1f KB of the program's memory per thread sampled from it "

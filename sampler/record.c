@@ -1222,6 +1222,7 @@ static void loop(struct recorder *r)
              * system call (no vDSO for a thread's CPU clock). */
             uint64_t cpu = cpu_now_ns(), after = tracee__now_ns();
             not_before = cap_from + 2 * (cpu - cpu_prev);
+            r->p.cap_held += not_before > after;
             cpu_prev = cpu;
             cap_from = not_before > after ? not_before : after;
             cap_n = 0;

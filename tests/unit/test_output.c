@@ -298,11 +298,15 @@ TEST(report_header_words)
     CHECK(strstr(s, "samples:   1 thread sample from 1 thread\n"));
     CHECK(strstr(s, "runtime:   GHC 9.0.2; Haskell stacks: cost-centre stacks (--stack ccs)\n"));
     free(s);
-    /* Stops, not threads: a thread may stop late at many ticks. */
+    /* Stops, not threads: a thread may stop late at many ticks. And the
+     * ticks put off to keep hsspy to half a CPU, said with its CPU. */
     p.late = 1003;
+    p.cap_held = 7;
     s = render(&p, "report", (struct out_opts){false, false, OUT_SORT_ACC});
     CHECK(strstr(s, "late:      1003 times a thread stopped after its tick (waiting for a CPU), "
                     "sampled then\n"));
+    CHECK(strstr(s, "; held to half a CPU 7 times, the next tick put off (the ticks that could "
+                    "not come in time are among the missed)\n"));
     free(s);
     profile__free(&p);
 }

@@ -44,6 +44,7 @@ static void build(struct profile *p)
     p->handler_entries = 31;
     p->made_with = PROF_MADE_IDLE | PROF_MADE_CCS;
     p->deferred = 987;
+    p->cap_held = 654;
     snprintf(p->children, sizeof p->children, "pid 7 (sh) used 0.01 s of CPU while recorded");
     p->copied_bytes = 123456;
     p->copied_threads = 78;
@@ -190,6 +191,7 @@ TEST(round_trip)
     CHECK_EQ_INT(b.handler_entries, 31);
     CHECK_EQ_INT(b.made_with, PROF_MADE_IDLE | PROF_MADE_CCS);
     CHECK_EQ_INT(b.deferred, 987);
+    CHECK_EQ_INT(b.cap_held, 654);
     CHECK(b.made_known);
     CHECK_EQ_STR(b.children, "pid 7 (sh) used 0.01 s of CPU while recorded");
     CHECK_EQ_INT(b.cs_errno, 13);
@@ -429,7 +431,8 @@ TEST(earlier_header)
     build(&a);
     uint8_t *buf = serialize(&a, &len);
     /* "HSSPYRAW", version, section count; then the header section first:
-     * type, size, payload. Drop the count of interrupts deferred (cut -4),
+     * type, size, payload. Drop the counts of interrupts deferred and of
+     * ticks put off at half a CPU (cut -4),
      * then also the options record was given (cut -3),
      * then also the count of stops at a signal handler's entry (cut -2), then also the count of stops resumed between reads
      * of blocked threads and the count of those read again (cut -1), then also the word on children, then also the count
@@ -455,7 +458,7 @@ TEST(earlier_header)
     static const int cuts[] = {-4, -3, -2, -1, 0, 8, 16, 32, 40, 48, 56, 64, 80, 88, 96, 97, 98, 123, 139, 175, 183, 199, 223};
     /* (The counts of threads read again and of stops resumed between
      * reads; the word on children: a length and its bytes.) */
-    const int deferred = 8, made = 1, newest = 8, again = 16, words = 4 + (int)strlen(a.children);
+    const int deferred = 16, made = 1, newest = 8, again = 16, words = 4 + (int)strlen(a.children);
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         int cut = cuts[k];
         int drop = deferred + (cut == -4 ? 0 : made) + (cut >= -2 ? newest : 0) +
@@ -470,6 +473,7 @@ TEST(earlier_header)
         if (raw__parse(old, len - (size_t)drop, &b, err, sizeof err) < 0)
             UNIT_FAIL("parse without the last %d bytes of the header: %s", drop, err);
         CHECK_EQ_INT(b.deferred, 0);
+        CHECK_EQ_INT(b.cap_held, 0);
         CHECK(b.made_known == (cut == -4));
         CHECK_EQ_INT(b.made_with, cut == -4 ? PROF_MADE_IDLE | PROF_MADE_CCS : 0);
         CHECK_EQ_INT(b.handler_entries, cut <= -3 ? 31 : 0);
