@@ -1465,13 +1465,13 @@ int tracee__send(struct tracee *t)
     return n;
 }
 
-/* Interrupt deferred threads while fewer than t->send_cap are awaited; how
- * many were interrupted. */
-static size_t send_deferred(struct tracee *t)
+/* Interrupt deferred threads while fewer than t->send_cap are awaited (all
+ * of them with all); how many were interrupted. */
+static size_t send_deferred_as(struct tracee *t, bool all)
 {
     size_t sent = 0, inflight = awaited(t);
     uint64_t now = 0;
-    for (size_t i = 0; i < t->n && (!t->send_cap || inflight < t->send_cap); i++) {
+    for (size_t i = 0; i < t->n && (all || !t->send_cap || inflight < t->send_cap); i++) {
         struct tthread *th = &t->th[i];
         if (!th->deferred)
             continue;
@@ -1487,6 +1487,8 @@ static size_t send_deferred(struct tracee *t)
     }
     return sent;
 }
+
+static size_t send_deferred(struct tracee *t) { return send_deferred_as(t, false); }
 
 static bool any_deferred(const struct tracee *t)
 {
@@ -1573,6 +1575,12 @@ int tracee__take_stopped(struct tracee *t)
     return got;
 }
 
+/* While threads wait their turn to be interrupted (send_cap), collect
+ * waits on for as long as stops keep coming: up to this long after the
+ * last, and this long in all. */
+#define DEFER_QUIET_NS 20000000u
+#define DEFER_MAX_NS 1000000000u
+
 int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, int *sig_out)
 {
     sigset_t set;
@@ -1615,6 +1623,7 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
     tracee__signal_set(&set);
     t->collecting = true;
     bool deferring = any_deferred(t);
+    uint64_t began = spin_from, progress = spin_from;
     while (((wanted = count_wanted(t)) > 0 || deferring) && !t->exited) {
         int status, got;
         /* (What this look finds came with the SIGCHLD just taken.) */
@@ -1653,21 +1662,39 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
         sleep_first = false;
         chld_owed |= got > 0 && !took;
         if (got > 0) {
-            spin_from = tracee__now_ns();
+            progress = spin_from = tracee__now_ns();
             quiet_until = spin_from + quiet_ns;
             continue;
         }
         uint64_t now = tracee__now_ns();
+        if (deferring) {
+            /* Threads waiting their turn (a first tick's): every one
+             * sampled at this tick, as when all were interrupted at once,
+             * for as long as stops keep coming; if they stop coming (those
+             * awaited in an uninterruptible sleep, say), the rest are
+             * interrupted all at once, each captured when it stops. */
+            uint64_t until = progress + DEFER_QUIET_NS;
+            if (until > began + DEFER_MAX_NS)
+                until = began + DEFER_MAX_NS;
+            if (now >= until) {
+                send_deferred_as(t, true);
+                break;
+            }
+            if (spin && now - spin_from < 50000u)
+                continue;
+            int sig = wait_signal(t, &set, until - now);
+            if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && sig_out)
+                *sig_out = sig;
+            woken = sig == SIGCHLD;
+            spin_from = tracee__now_ns();
+            continue;
+        }
         /* Threads that run stop within microseconds; when none has stopped
          * for a while, the rest are waiting for a CPU (or sleeping
          * uninterruptibly): stop waiting, they are captured when they stop. */
-        /* (Not while threads wait their turn: those awaited are asleep,
-         * most likely, and take a while to stop. Those still deferred at
-         * the deadline are interrupted as others stop after it, while
-         * the captures are walked, or at the next tick.) */
-        if (now >= deadline_ns || (now >= quiet_until && !deferring))
+        if (now >= deadline_ns || now >= quiet_until)
             break;
-        if (quiet_until < deadline_ns && !deferring)
+        if (quiet_until < deadline_ns)
             deadline_ns = quiet_until;
         /* A running thread stops within microseconds: poll for a moment
          * rather than sleep, since waking up from a sleep costs more than
