@@ -81,11 +81,16 @@ stripped_chains "stripped-static" "$W/chains_static"
 # are labs@plt, under spin, as objdump and perf name the stub. (Before,
 # they were named _init: crt's symbol before the PLT has no size, and was
 # taken to reach over it.)
-"$HSSPY" record -q -F 999 -d 1.5 -o "$T/stubs.folded" -- "$W/stubs" 2 >/dev/null 2>"$T/stubs.err"
+# (Samples land in the stub's one jump far less often than its share of
+# the instructions on some VMs: 1.5 s gave 40 on one, and 0 to 16 on
+# another, the same binaries, whatever the CPUs hsspy and the program
+# ran on. 6 s, and at least 3: the case met, its name checked; the stub
+# is named from the PLT's layout, test_plt.)
+"$HSSPY" record -q -F 999 -d 6 -o "$T/stubs.folded" -- "$W/stubs" 6.5 >/dev/null 2>"$T/stubs.err"
 check_status "plt-exit-status" $? "$T/stubs.err"
 stub=$(count_matching "$T/stubs.folded" ';main;spin;labs@plt [0-9]+$')
 check "plt-stub-named" "$stub samples in main;spin;labs@plt of $(total_count "$T/stubs.folded"): $(sort -t' ' -k2 -rn "$T/stubs.folded" | head -n 4 | tr '\n' '|')" \
-    test "$stub" -ge 20
+    test "$stub" -ge 3
 check "plt-not-init" "frames named _init: $(grep -E '(^|;)_init(;| )' "$T/stubs.folded" | head -n 3 | tr '\n' '|')" \
     lacks_line "$T/stubs.folded" '(^|;)_init(;| )'
 
@@ -259,7 +264,9 @@ check_copied "stdio-copy-enough" "$T/stdio.report"
 # deep call's samples is under its own caller. (Before, the copy grew from
 # what the last samples had needed: some 40 samples in 1.5 s read their
 # outer frames late, a few of them cut short.)
-"$HSSPY" record -q -F 999 -d 1.5 -f raw -o "$T/deepcall.raw" -- "$W/deepcall" 2 >/dev/null 2>"$T/deepcall.err"
+# (3 s: 1.5 s gave 9 to 19 samples of the deep call on a VM busy
+# elsewhere, where hsspy misses ticks.)
+"$HSSPY" record -q -F 999 -d 3 -f raw -o "$T/deepcall.raw" -- "$W/deepcall" 3.5 >/dev/null 2>"$T/deepcall.err"
 check_status "deep-call-record" $? "$T/deepcall.err"
 raw_reports "$T/deepcall.raw" "$T/deepcall" "$T/deepcall.err"
 check_rooted "deep-call-callers" "$T/deepcall.folded" '(^|;)deep_frame(;|$| )' \
