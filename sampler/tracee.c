@@ -1666,36 +1666,31 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
             quiet_until = spin_from + quiet_ns;
             continue;
         }
-        uint64_t now = tracee__now_ns();
+        uint64_t now = tracee__now_ns(), until;
         if (deferring) {
             /* Threads waiting their turn (a first tick's): every one
              * sampled at this tick, as when all were interrupted at once,
              * for as long as stops keep coming; if they stop coming (those
              * awaited in an uninterruptible sleep, say), the rest are
              * interrupted all at once, each captured when it stops. */
-            uint64_t until = progress + DEFER_QUIET_NS;
+            until = progress + DEFER_QUIET_NS;
             if (until > began + DEFER_MAX_NS)
                 until = began + DEFER_MAX_NS;
             if (now >= until) {
                 send_deferred_as(t, true);
                 break;
             }
-            if (spin && now - spin_from < 50000u)
-                continue;
-            int sig = wait_signal(t, &set, until - now);
-            if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && sig_out)
-                *sig_out = sig;
-            woken = sig == SIGCHLD;
-            spin_from = tracee__now_ns();
-            continue;
+        } else {
+            /* Threads that run stop within microseconds; when none has
+             * stopped for a while, the rest are waiting for a CPU (or
+             * sleeping uninterruptibly): stop waiting, they are captured
+             * when they stop. */
+            if (now >= deadline_ns || now >= quiet_until)
+                break;
+            if (quiet_until < deadline_ns)
+                deadline_ns = quiet_until;
+            until = deadline_ns;
         }
-        /* Threads that run stop within microseconds; when none has stopped
-         * for a while, the rest are waiting for a CPU (or sleeping
-         * uninterruptibly): stop waiting, they are captured when they stop. */
-        if (now >= deadline_ns || now >= quiet_until)
-            break;
-        if (quiet_until < deadline_ns)
-            deadline_ns = quiet_until;
         /* A running thread stops within microseconds: poll for a moment
          * rather than sleep, since waking up from a sleep costs more than
          * the stop itself and the threads wait stopped meanwhile. Only with
@@ -1704,7 +1699,7 @@ int tracee__collect(struct tracee *t, uint64_t deadline_ns, uint64_t quiet_ns, i
          * reach its stop. */
         if (spin && now - spin_from < 50000u)
             continue;
-        int sig = wait_signal(t, &set, deadline_ns - now);
+        int sig = wait_signal(t, &set, until - now);
         if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && sig_out)
             *sig_out = sig;
         woken = sig == SIGCHLD;

@@ -842,13 +842,20 @@ UNIT_MAIN()
  * that held capability 1 a third of the time and waited for work the rest
  * is capability 1's; one that worked in 1 sample of 400 is an idle worker;
  * the main thread never is one (it waits for its Haskell thread). */
-static void add_roles(struct profile *p, int thread, int role, int cap, int times)
+static void add_roles_flagged(struct profile *p, int thread, int role, int cap, int times,
+                              uint8_t flags)
 {
     for (int k = 0; k < times; k++) {
         struct prof_sample s = {.thread = (uint32_t)thread, .role = (uint8_t)role,
-                                .cap = (int16_t)cap, .tag = TAG_IDLE, .state = 'S'};
+                                .cap = (int16_t)cap, .tag = TAG_IDLE, .state = 'S',
+                                .flags = flags};
         profile__add(p, &s);
     }
+}
+
+static void add_roles(struct profile *p, int thread, int role, int cap, int times)
+{
+    add_roles_flagged(p, thread, role, cap, times, 0);
 }
 
 TEST(role_names)
@@ -901,12 +908,8 @@ TEST(role_names_bound)
              {waiter, ROLE_IDLE_WORKER, -1, 99, true},  {waiter, ROLE_CAP, 0, 1, true},
              {worker, ROLE_SAFE_FFI, -1, 90, false},    {worker, ROLE_CAP, 0, 10, true}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        for (int k = 0; k < v[i].n; k++)
-            profile__add(&p, &(struct prof_sample){.thread = (uint32_t)v[i].t,
-                                                   .role = (uint8_t)v[i].role,
-                                                   .cap = (int16_t)v[i].cap, .tag = TAG_IDLE,
-                                                   .state = 'S',
-                                                   .flags = v[i].bound ? SAMPLE_BOUND : 0});
+        add_roles_flagged(&p, v[i].t, v[i].role, v[i].cap, v[i].n,
+                          v[i].bound ? SAMPLE_BOUND : 0);
     profile__name_roles(&p);
     CHECK_EQ_STR(p.threads[napper].role, "bound thread (in safe calls)");
     CHECK_EQ_STR(p.threads[computer].role, "bound thread (capability 1)");

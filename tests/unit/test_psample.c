@@ -812,19 +812,26 @@ static void take_lost(void *ctx, const struct psample_rec *r)
         ++*(int *)ctx;
 }
 
+/* Switch events on every CPU for this process (rings of `pages`), or the
+ * test skipped where they are not allowed. */
+#define OPEN_OWN_SWITCHES(set, pages)                                                      \
+    do {                                                                                   \
+        int err_ = psample_set__open_switches(&(set), getpid(), (pages));                  \
+        if (err_ < 0) {                                                                    \
+            if (not_allowed(err_))                                                         \
+                UNIT_SKIP("perf events on every CPU are not allowed here (%s): per-thread " \
+                          "events tell", strerror(-err_));                                 \
+            UNIT_FAIL("psample_set__open_switches: %s", strerror(-err_));                  \
+        }                                                                                  \
+    } while (0)
+
 /* A switch event's ring is readable to poll(2) once half full, before it
  * overflows: a thread napping fills this process's rings with its
  * switches, none read until one polls readable, and then none was lost. */
 TEST(real_switch_rings_poll_half_full)
 {
     struct psample_set s;
-    int err = psample_set__open_switches(&s, getpid(), PSAMPLE_PAGES);
-    if (err < 0) {
-        if (not_allowed(err))
-            UNIT_SKIP("perf events on every CPU are not allowed here (%s): per-thread events "
-                      "tell", strerror(-err));
-        UNIT_FAIL("psample_set__open_switches: %s", strerror(-err));
-    }
+    OPEN_OWN_SWITCHES(s, PSAMPLE_PAGES);
     struct pollfd pf[256];
     nfds_t n = 0;
     for (int i = 0; i < s.n && n < 256; i++)
@@ -866,13 +873,7 @@ TEST(real_switch_rings_poll_half_full)
 TEST(real_switch_ring_full_is_a_loss)
 {
     struct psample_set s;
-    int err = psample_set__open_switches(&s, getpid(), PSAMPLE_PAGES);
-    if (err < 0) {
-        if (not_allowed(err))
-            UNIT_SKIP("perf events on every CPU are not allowed here (%s): per-thread events "
-                      "tell", strerror(-err));
-        UNIT_FAIL("psample_set__open_switches: %s", strerror(-err));
-    }
+    OPEN_OWN_SWITCHES(s, PSAMPLE_PAGES);
     psample_set__enable(&s);
     /* 16 pages hold some 900 records: naps of 100 us, until one ring has
      * no room left (at most 20000). */
