@@ -600,25 +600,12 @@ static void save_capture(struct recorder *r, const struct thread_capture *tc)
  * let the threads stopped on their way out go on: what a copy lacks is
  * read from the program as it is walked, and the program's memory is
  * there while they are held. */
-#define WALK_TAKE_NS 500000u
 static void walk_captures(struct recorder *r)
 {
     for (size_t i = 0; i < r->cap.img.n; i++)
         r->p.copied_bytes += r->cap.img.reg[i].len;
     r->p.copied_threads += r->cap.n;
-    uint64_t took = tracee__now_ns();
     for (size_t i = 0; i < r->cap.n; i++) {
-        /* Threads interrupted this tick that stop while the captures are
-         * walked (a first tick's thousand: walked for tens of ms, while
-         * those that were slow to stop waited stopped for it) are captured
-         * and resumed between two walks, their captures walked after the
-         * others. (Not while a dump holds every thread.) */
-        uint64_t now = tracee__now_ns();
-        if (r->t.on_stop && now - took >= WALK_TAKE_NS) {
-            memimg__set_limit(&r->cap.img, SIZE_MAX);
-            tracee__take_stopped(&r->t);
-            took = now;
-        }
         const struct thread_capture *tc = &r->cap.th[i];
         /* (What the captures after it read is of later moments.) */
         memimg__set_limit(&r->cap.img, i + 1 < r->cap.n ? r->cap.th[i + 1].first_region : SIZE_MAX);
