@@ -115,6 +115,9 @@ enum wanted_sym {
     S_nonmoving_threads,
     S_nonmoving_old_threads,
     S_pending_sync,
+    S_upd_frame,
+    S_marked_upd_frame,
+    S_bh_upd_frame,
     S__COUNT
 };
 
@@ -125,7 +128,8 @@ static const char *const wanted_names[S__COUNT] = {
     "printStackChunk", "generations", "oldest_gen", "stg_END_TSO_QUEUE_closure",
     "StgReturn", "StgRun", "resumeThread", "all_tasks", "rts_shutdown",
     "stg_AP_STACK_info", "stg_AP_STACK_NOUPD_info", "nonmoving_threads",
-    "nonmoving_old_threads", "pending_sync",
+    "nonmoving_old_threads", "pending_sync", "stg_upd_frame_info",
+    "stg_marked_upd_frame_info", "stg_bh_upd_frame_info",
 };
 
 /* C functions whose presence on a C stack means the thread is collecting
@@ -665,6 +669,9 @@ int rts__attach(struct rts *r, struct modset *ms, pid_t pid)
     r->stg_STACK_info = sc.found[S_stg_STACK_info].st_value + bias;
     r->stg_underflow_info = sc.found[S_stg_underflow].st_value + bias;
     r->stg_stop_info = sc.found[S_stg_stop].st_value + bias;
+    for (int k = 0; k < 3; k++)
+        if (sc.have[S_upd_frame + k])
+            r->upd_frame_info[k] = sc.found[S_upd_frame + k].st_value + bias;
     if (sc.found[S_stg_stop].st_size > 0 && sc.found[S_stg_stop].st_size < 4096)
         r->stg_stop_end = r->stg_stop_info + sc.found[S_stg_stop].st_size;
     if (sc.have[S_generations] && sc.have[S_oldest_gen] && sc.have[S_end_tso_queue]) {
@@ -881,29 +888,90 @@ static uint64_t task_slot(const struct rts *r, const struct user_regs_struct *re
  * rbp, or all of the chunk when rbp is not in it (in an unsafe foreign
  * call, C code may use rbp for anything, and Sp is known only once the C
  * frames are unwound, after the thread has resumed). */
+/* The update frames' thunks in a stack copy [from, end), nearest Sp first,
+ * added to u (up to RTS_UPDATEE_CAPTURE): a word that is an update frame's
+ * info pointer starts one (no other word of a live stack is one), its
+ * thunk in the frame's updatee word. */
+struct updatees {
+    size_t n;
+    uint64_t addr[RTS_UPDATEE_CAPTURE];
+};
+
+static void find_updatees(const struct rts *r, const struct memimg *img, uint64_t from,
+                          uint64_t end, struct updatees *u)
+{
+    const struct rts_layout *L = r->L;
+    if (!rts_layout__has(L->update_frame.updatee) || L->update_frame.updatee.off <= 0 ||
+        !r->upd_frame_info[0])
+        return;
+    uint64_t off = (uint64_t)L->update_frame.updatee.off, w, a;
+    for (uint64_t p = from; p + off + 8 <= end && u->n < RTS_UPDATEE_CAPTURE; p += 8) {
+        if (memimg__read_u64(img, p, &w) < 0)
+            return;
+        if (w != r->upd_frame_info[0] && w != r->upd_frame_info[1] && w != r->upd_frame_info[2])
+            continue;
+        if (memimg__read_u64(img, p + off, &a) < 0 || !a || a & 7)
+            continue;
+        size_t i = 0;
+        while (i < u->n && u->addr[i] != a)
+            i++;
+        if (i == u->n)
+            u->addr[u->n++] = a;
+    }
+}
+
+/* Copy the headers (info pointers) of u's thunks, in one process_vm_readv;
+ * not noted for the thread's next capture (its thunks are others then). */
+static void grab_updatees(pid_t pid, struct memimg *img, const struct updatees *u)
+{
+    struct remote_req q[RTS_UPDATEE_CAPTURE];
+    size_t n = 0;
+    for (size_t i = 0; i < u->n; i++) {
+        if (memimg__ptr_own(img, u->addr[i], 8))
+            continue;
+        uint8_t *p = memimg__add(img, u->addr[i], 8);
+        if (!p)
+            break;
+        q[n++] = (struct remote_req){u->addr[i], p, 8, 0};
+    }
+    if (!n)
+        return;
+    remote__batch(pid, q, n);
+    for (size_t i = 0; i < n; i++)
+        if (q[i].got < 8)
+            memimg__set_len(img, q[i].addr, 0);
+}
+
+/* A thread's stack from its chunk stack (Sp: sp_hint if running, else
+ * the chunk's saved one) through the chunks it continues in, up to
+ * RTS_STACK_CAPTURE_BYTES, and its nearest update frames' thunks. */
 static void grab_chunks(const struct rts *r, pid_t pid, struct memimg *img, uint64_t stack,
                         bool running, uint64_t sp_hint)
 {
     const struct rts_layout *L = r->L;
     uint64_t size, sp;
     size_t left = RTS_STACK_CAPTURE_BYTES;
+    struct updatees u = {0};
 
     for (int chunk = 0; chunk < MAX_CHUNKS && stack; chunk++) {
         if (!rts__grab(pid, img, stack, (size_t)L->stack.stack.off) ||
             !rts__field(img, stack, L->stack.stack_size, &size) ||
             !rts__field(img, stack, L->stack.sp, &sp))
-            return;
+            break;
         uint64_t start = stack + (uint64_t)L->stack.stack.off, end = start + size * 8;
         if (size == 0 || size > RTS_MAX_CHUNK_WORDS)
-            return;
+            break;
         uint64_t from = chunk == 0 && running ? sp_hint : sp;
         if (from < start || from >= end) /* Sp not known: from the oldest frames */
             from = end - start > left ? end - left : start;
         from &= ~(uint64_t)7;
         /* (what is left of the budget: the walk ends there, truncated) */
         size_t len = end - from < left ? (size_t)(end - from) : left;
-        if (!rts__grab(pid, img, from, len) || len == left)
-            return;
+        bool whole = rts__grab(pid, img, from, len);
+        if (whole)
+            find_updatees(r, img, from, from + len, &u);
+        if (!whole || len == left)
+            break;
         left -= len;
         /* A chunk that continues in another ends with an underflow frame:
          * {stg_stack_underflow_frame_info, next_chunk}. */
@@ -912,9 +980,10 @@ static void grab_chunks(const struct rts *r, pid_t pid, struct memimg *img, uint
         if (memimg__read_u64(img, uf + (uint64_t)L->underflow_frame.info.off, &info) < 0 ||
             info != r->stg_underflow_info ||
             memimg__read_u64(img, uf + (uint64_t)L->underflow_frame.next_chunk.off, &next) < 0)
-            return;
+            break;
         stack = next;
     }
+    grab_updatees(pid, img, &u);
 }
 
 /* The TSO, copied, and its stack chunk (0 if unreadable). */

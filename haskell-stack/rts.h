@@ -42,6 +42,12 @@ struct stg_info_cache;
 /* The biggest stack chunk believed, in words (a chunk's size is read from
  * the program, and untrusted). */
 #define RTS_MAX_CHUNK_WORDS (1u << 24)
+/* The thunks of at most this many update frames, the nearest Sp, have
+ * their headers copied while the thread is stopped (one process_vm_readv):
+ * a thunk is updated, blackholed or moved by the collector within
+ * microseconds of the thread running on, and then names no code. The
+ * walk reads the others' from the live program. */
+#define RTS_UPDATEE_CAPTURE 16
 
 struct code_range {
     uint64_t lo, hi;
@@ -73,6 +79,10 @@ struct rts {
     int64_t my_task_tls_off; /* threaded: &my_task == fs_base + off */
     uint64_t my_task;        /* non-threaded: its address */
     uint64_t stg_TSO_info, stg_STACK_info, stg_underflow_info, stg_stop_info;
+    /* stg_upd_frame_info, stg_marked_upd_frame_info, stg_bh_upd_frame_info
+     * (0: not found): an update frame's first word, for the thunks'
+     * headers copied at a stop (RTS_UPDATEE_CAPTURE). */
+    uint64_t upd_frame_info[3];
     uint64_t stg_stop_end; /* the end of stg_stop_thread_info's code (0: not known) */
     /* The entry code of stg_AP_STACK_info [0] and stg_AP_STACK_NOUPD_info
      * [1], which copies a suspended computation's frames back onto the

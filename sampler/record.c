@@ -801,8 +801,10 @@ static void tick(struct recorder *r, int *sig, uint64_t collect_ns, uint64_t qui
     size_t live = 0;
     for (size_t i = 0; i < r->t.n; i++)
         live += r->t.th[i].run != TT_GONE;
-    /* Room for the Haskell side too: RTS structures and stack chunks. */
-    if (capture__reserve(&r->cap, live + 1, r->rts.usable ? (live + 1) * 80 * 1024 : 0, 0) < 0)
+    /* Room for the Haskell side too: RTS structures, stack chunks and the
+     * headers of their update frames' thunks. */
+    if (capture__reserve(&r->cap, live + 1, r->rts.usable ? (live + 1) * 80 * 1024 : 0,
+                         r->rts.usable ? (live + 1) * RTS_UPDATEE_CAPTURE : 0) < 0)
         return;
 
     uint64_t start = tracee__now_ns();
@@ -884,10 +886,10 @@ static void snapshot(struct recorder *r)
         live += r->t.th[i].run != TT_GONE;
     /* Room for every Haskell thread's stack too (a TSO, its chunk's
      * header and live part, a black hole's owner: about 4 ranges each; 6
-     * for a chunk or two more). */
+     * for a chunk or two more; and its update frames' thunks' headers). */
     if (capture__reserve(&r->cap, live + 1,
                          r->rts.usable ? (live + 1) * 80 * 1024 + (64u << 20) : 0,
-                         r->rts.usable ? 6 * DUMP_TSOS : 0) < 0)
+                         r->rts.usable ? (6 + RTS_UPDATEE_CAPTURE) * DUMP_TSOS : 0) < 0)
         return;
     tracee__on_stop(&r->t, NULL, NULL); /* hold each thread once stopped */
     /* (Every thread stopped, but for those in calls a stop would break;
