@@ -83,6 +83,16 @@ check_rooted() {
 
 bg() { "$@" & BG_PIDS="$BG_PIDS $!"; }
 
+# Wait until process PID has at least N threads (up to 5 s).
+wait_for_threads() {
+    local i
+    for i in $(seq 1 100); do
+        [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -ge "$2" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
 # Wait until FILE has a line matching REGEX (up to 10 s).
 wait_for_line() {
     local i

@@ -6,7 +6,8 @@
 #   PASS: <test>: <case>
 #   FAIL: <test>: <case>: <why>
 #   SKIP: <test>: <case>: <why>
-# A test that dies without saying so counts as one failure. The last line is
+# A test that dies without saying so counts as one failure, and so does one
+# that leaves processes running (they are killed). The last line is
 # "N passed, N failed, N skipped".
 #
 # Usage: tests/run.sh [SUBSTRING...]   (run only tests whose name contains one)
@@ -26,12 +27,38 @@ selected() {
     return 1
 }
 
+# The processes of this run's session that are not the runner's own (its
+# subshells, ps), one "pid comm" line each: a test's workloads left running
+# once the test ended (reparented, no longer the runner's descendants). A
+# spinner outliving its test takes CPU from every test after it.
+session_procs() {
+    ps -e -o pid=,ppid=,sid=,comm= | awk -v me=$$ '
+        { pid[NR] = $1; ppid[$1] = $2; sid[$1] = $3; comm[$1] = $4 }
+        END {
+            for (i = 1; i <= NR; i++) {
+                p = pid[i]; q = p
+                while (q != "" && q != me && q > 1) q = ppid[q]
+                if (sid[p] == sid[me] && q != me)
+                    print p, comm[p]
+            }
+        }' | sort
+}
+
 run_one() { # name timeout command...
     local name=$1 limit=$2; shift 2
-    local start=$SECONDS
+    local start=$SECONDS before left
+    before=$(session_procs)
     : >"$log"
     timeout --kill-after=10 "$limit" "$@" 2>"$log.err" | tee -a "$log" | grep -E '^(PASS|FAIL|SKIP):'
     local rc=${PIPESTATUS[0]}
+    left=$(comm -13 <(echo "$before") <(session_procs))
+    # (a process killed as its test ended may take a moment to go)
+    [ -n "$left" ] && sleep 1 && left=$(comm -13 <(echo "$before") <(session_procs))
+    if [ -n "$left" ]; then
+        echo "FAIL: $name: left processes running: $(echo "$left" | head -n 5 | tr '\n' ' ')" |
+            tee -a "$log"
+        echo "$left" | awk '{ print $1 }' | xargs -r kill -9 2>/dev/null
+    fi
     local p f s
     p=$(grep -c '^PASS:' "$log"); f=$(grep -c '^FAIL:' "$log"); s=$(grep -c '^SKIP:' "$log")
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then

@@ -28,11 +28,7 @@ pin_hsspy=()
 
 bg taskset -c 0 "$W/work" 3 100000 >"$T/out"
 pid=$!
-# (Until its three threads are up.)
-for _ in $(seq 1 100); do
-    [ "$(ls /proc/$pid/task 2>/dev/null | wc -l)" -ge 4 ] && break
-    sleep 0.05
-done
+wait_for_threads "$pid" 4 # (its three threads up)
 check "started" "work did not start its three threads" test "$(ls /proc/$pid/task | wc -l)" -ge 4
 
 "${pin_hsspy[@]}" "$HSSPY" record -q -F 200 -d 3 -f raw -o "$T/rec.raw" -p "$pid" 2>"$T/err"
@@ -76,10 +72,7 @@ check "on-cpu" "the spinners' on-CPU shares (count, sum): $oncpu; $(grep '^threa
 if [ "$ncpu" -ge 2 ]; then
     bg taskset -c 0,1 "$W/work" 2 100000 >"$T/out2"
     pid=$!
-    for _ in $(seq 1 100); do
-        [ "$(ls /proc/$pid/task 2>/dev/null | wc -l)" -ge 3 ] && break
-        sleep 0.05
-    done
+    wait_for_threads "$pid" 3
     taskset -c 0,1 "$HSSPY" record -q -F 200 -d 2 -f report -o "$T/report2" -p "$pid" 2>"$T/err"
     check_status "record-two" $? "$T/err"
     kill "$pid" 2>/dev/null
