@@ -15,7 +15,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$log.before" "$log.after"' EXIT
 passed=0 failed=0 skipped=0
 
 selected() {
@@ -29,16 +29,17 @@ selected() {
 
 # The processes of this run's session that are not the runner's own (its
 # subshells, ps), one "pid comm" line each: a test's workloads left running
-# once the test ended (reparented, no longer the runner's descendants). A
-# spinner outliving its test takes CPU from every test after it.
+# once the test ended (reparented, no longer the runner's descendants; not
+# those that ended, zombies where init does not reap). A spinner outliving
+# its test takes CPU from every test after it.
 session_procs() {
-    ps -e -o pid=,ppid=,sid=,comm= | awk -v me=$$ '
-        { pid[NR] = $1; ppid[$1] = $2; sid[$1] = $3; comm[$1] = $4 }
+    ps -e -o pid=,ppid=,sid=,stat=,comm= | awk -v me=$$ '
+        { pid[NR] = $1; ppid[$1] = $2; sid[$1] = $3; stat[$1] = $4; comm[$1] = $5 }
         END {
             for (i = 1; i <= NR; i++) {
                 p = pid[i]; q = p
                 while (q != "" && q != me && q > 1) q = ppid[q]
-                if (sid[p] == sid[me] && q != me)
+                if (sid[p] == sid[me] && q != me && stat[p] !~ /^Z/)
                     print p, comm[p]
             }
         }' | sort
@@ -46,14 +47,16 @@ session_procs() {
 
 run_one() { # name timeout command...
     local name=$1 limit=$2; shift 2
-    local start=$SECONDS before left
-    before=$(session_procs)
+    local start=$SECONDS left
+    session_procs >"$log.before"
     : >"$log"
     timeout --kill-after=10 "$limit" "$@" 2>"$log.err" | tee -a "$log" | grep -E '^(PASS|FAIL|SKIP):'
     local rc=${PIPESTATUS[0]}
-    left=$(comm -13 <(echo "$before") <(session_procs))
     # (a process killed as its test ended may take a moment to go)
-    [ -n "$left" ] && sleep 1 && left=$(comm -13 <(echo "$before") <(session_procs))
+    session_procs >"$log.after"
+    left=$(comm -13 "$log.before" "$log.after")
+    [ -n "$left" ] && sleep 1 && session_procs >"$log.after" &&
+        left=$(comm -13 "$log.before" "$log.after")
     if [ -n "$left" ]; then
         echo "FAIL: $name: left processes running: $(echo "$left" | head -n 5 | tr '\n' ' ')" |
             tee -a "$log"
