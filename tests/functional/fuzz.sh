@@ -29,24 +29,31 @@ capture demo "$demo" 3 +RTS -N2 -RTS
 capture deep "$deep" 40 3
 capture chains "$W/chains" 2
 
-# fuzz_run CASE MODE INPUT: the fuzzer's N iterations of MODE on INPUT end
-# (no sanitizer finding, no failed check), and say so.
-fuzz_run() {
-    local out rc
-    out=$("$FUZZ" "$2" "$3" "$N" 2>"$T/fuzz.err")
-    rc=$?
-    if [ $rc -eq 0 ] && echo "$out" | grep -q "iterations $N,"; then
-        pass "$1"
+"$HSSPY" record -q -F 199 -d 1 -f raw -o "$T/rec.raw" -- "$demo" 2 +RTS -N2 -RTS >/dev/null 2>&1
+
+# The fuzzer's N iterations of each MODE on its INPUT, two at a time (the
+# fuzzer uses one CPU, and nothing else runs meanwhile), each of which must
+# end with no sanitizer finding and no failed check, and say so.
+cases=("walk-demo walk $T/demo" "walk-deep walk $T/deep" "walk-chains walk $T/chains"
+    "raw-reader raw $T/rec.raw" "eh-frame-index eh_frame $demo")
+running=0
+for c in "${cases[@]}"; do
+    read -r name mode input <<<"$c"
+    if [ $running -ge 2 ]; then
+        wait -n
+        running=$((running - 1))
+    fi
+    { "$FUZZ" "$mode" "$input" "$N" >"$T/$name.out" 2>"$T/$name.err"; echo $? >"$T/$name.rc"; } &
+    running=$((running + 1))
+done
+wait
+for c in "${cases[@]}"; do
+    read -r name _ <<<"$c"
+    out=$(cat "$T/$name.out") rc=$(cat "$T/$name.rc")
+    if [ "$rc" -eq 0 ] && echo "$out" | grep -q "iterations $N,"; then
+        pass "$name"
         echo "    $out" >&2
     else
-        fail "$1" "status $rc: $out $(head -c 2000 "$T/fuzz.err")"
+        fail "$name" "status $rc: $out $(head -c 2000 "$T/$name.err")"
     fi
-}
-
-for name in demo deep chains; do
-    fuzz_run "walk-$name" walk "$T/$name"
 done
-
-"$HSSPY" record -q -F 199 -d 1 -f raw -o "$T/rec.raw" -- "$demo" 2 +RTS -N2 -RTS >/dev/null 2>&1
-fuzz_run raw-reader raw "$T/rec.raw"
-fuzz_run eh-frame-index eh_frame "$demo"
