@@ -882,18 +882,15 @@ static uint64_t task_slot(const struct rts *r, const struct user_regs_struct *re
     return r->my_task_is_tls ? regs->fs_base + (uint64_t)r->my_task_tls_off : r->my_task;
 }
 
-/* Copy the stack chunk holding a TSO's stack, from its live end to its end,
- * and the chunks after it (underflow frames). The live end is the chunk's
- * saved sp; but a running TSO's is stale, its Sp is in rbp: sp_hint is
- * rbp, or all of the chunk when rbp is not in it (in an unsafe foreign
- * call, C code may use rbp for anything, and Sp is known only once the C
- * frames are unwound, after the thread has resumed). */
 /* The update frames' thunks in a stack copy [from, end), nearest Sp first,
- * added to u (up to RTS_UPDATEE_CAPTURE): a word that is an update frame's
- * info pointer starts one (no other word of a live stack is one), its
- * thunk in the frame's updatee word. */
+ * added to u (up to RTS_UPDATEE_CAPTURE, and looked for in the first
+ * RTS_UPDATEE_SCAN bytes from Sp only: this runs while the thread is
+ * stopped): a word that is an update frame's info pointer starts one (no
+ * other word of a live stack is one), its thunk in the frame's updatee
+ * word. */
 struct updatees {
     size_t n;
+    size_t scanned; /* bytes */
     uint64_t addr[RTS_UPDATEE_CAPTURE];
 };
 
@@ -902,20 +899,28 @@ static void find_updatees(const struct rts *r, const struct memimg *img, uint64_
 {
     const struct rts_layout *L = r->L;
     if (!rts_layout__has(L->update_frame.updatee) || L->update_frame.updatee.off <= 0 ||
-        !r->upd_frame_info[0])
+        L->update_frame.updatee.off % 8 ||
+        !r->upd_frame_info[0] || u->scanned >= RTS_UPDATEE_SCAN || end <= from)
         return;
-    uint64_t off = (uint64_t)L->update_frame.updatee.off, w, a;
-    for (uint64_t p = from; p + off + 8 <= end && u->n < RTS_UPDATEE_CAPTURE; p += 8) {
-        if (memimg__read_u64(img, p, &w) < 0)
-            return;
+    size_t len = end - from < RTS_UPDATEE_SCAN - u->scanned ? (size_t)(end - from)
+                                                             : RTS_UPDATEE_SCAN - u->scanned;
+    const uint8_t *p = memimg__ptr_own(img, from, len);
+    if (!p)
+        return;
+    u->scanned += len;
+    size_t off = (size_t)L->update_frame.updatee.off, words = len / 8, k = off / 8;
+    for (size_t i = 0; i + k < words && u->n < RTS_UPDATEE_CAPTURE; i++) {
+        uint64_t w, a;
+        memcpy(&w, p + i * 8, 8);
         if (w != r->upd_frame_info[0] && w != r->upd_frame_info[1] && w != r->upd_frame_info[2])
             continue;
-        if (memimg__read_u64(img, p + off, &a) < 0 || !a || a & 7)
+        memcpy(&a, p + i * 8 + off, 8);
+        if (!a || a & 7)
             continue;
-        size_t i = 0;
-        while (i < u->n && u->addr[i] != a)
-            i++;
-        if (i == u->n)
+        size_t j = 0;
+        while (j < u->n && u->addr[j] != a)
+            j++;
+        if (j == u->n)
             u->addr[u->n++] = a;
     }
 }
@@ -942,9 +947,14 @@ static void grab_updatees(pid_t pid, struct memimg *img, const struct updatees *
             memimg__set_len(img, q[i].addr, 0);
 }
 
-/* A thread's stack from its chunk stack (Sp: sp_hint if running, else
- * the chunk's saved one) through the chunks it continues in, up to
- * RTS_STACK_CAPTURE_BYTES, and its nearest update frames' thunks. */
+/* Copy the stack chunk holding a TSO's stack, from its live end to its end,
+ * and the chunks after it (underflow frames). The live end is the chunk's
+ * saved sp; but a running TSO's is stale, its Sp is in rbp: sp_hint is
+ * rbp, or all of the chunk when rbp is not in it (in an unsafe foreign
+ * call, C code may use rbp for anything, and Sp is known only once the C
+ * frames are unwound, after the thread has resumed); up to
+ * RTS_STACK_CAPTURE_BYTES in all. Then the headers of the thunks of the
+ * update frames nearest Sp (find_updatees, grab_updatees). */
 static void grab_chunks(const struct rts *r, pid_t pid, struct memimg *img, uint64_t stack,
                         bool running, uint64_t sp_hint)
 {

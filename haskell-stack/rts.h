@@ -48,6 +48,7 @@ struct stg_info_cache;
  * microseconds of the thread running on, and then names no code. The
  * walk reads the others' from the live program. */
 #define RTS_UPDATEE_CAPTURE 16
+#define RTS_UPDATEE_SCAN (32 * 1024) /* bytes of stack looked through for them */
 
 struct code_range {
     uint64_t lo, hi;
