@@ -15,7 +15,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 
 log=$(mktemp)
-trap 'rm -f "$log" "$log.before" "$log.after"' EXIT
+trap 'rm -f "$log" "$log.err"' EXIT
 passed=0 failed=0 skipped=0
 
 selected() {
@@ -27,36 +27,31 @@ selected() {
     return 1
 }
 
-# The processes of this run's session that are not the runner's own (its
-# subshells, ps), one "pid comm" line each: a test's workloads left running
-# once the test ended (reparented, no longer the runner's descendants; not
-# those that ended, zombies where init does not reap). A spinner outliving
-# its test takes CPU from every test after it.
-session_procs() {
-    ps -e -o pid=,ppid=,sid=,stat=,comm= | awk -v me=$$ '
-        { pid[NR] = $1; ppid[$1] = $2; sid[$1] = $3; stat[$1] = $4; comm[$1] = $5 }
-        END {
-            for (i = 1; i <= NR; i++) {
-                p = pid[i]; q = p
-                while (q != "" && q != me && q > 1) q = ppid[q]
-                if (sid[p] == sid[me] && q != me && stat[p] !~ /^Z/)
-                    print p, comm[p]
-            }
-        }' | sort
+# The processes still running that carry TOKEN in their environment, one
+# "pid comm" line each. Each test runs with its own token, which every
+# process it starts inherits whatever becomes of its parent or session
+# (setsid, daemonizing, reparenting to init), so a test's workloads left
+# running once it ended are found, and nothing else is: not the runner's
+# own processes, not kernel threads, not another test's. Zombies have no
+# environment left (init does not reap everywhere). A spinner outliving its
+# test takes CPU from every test after it.
+leftovers() { # TOKEN
+    grep -lzx "HSSPY_TEST_RUN=$1" /proc/[0-9]*/environ 2>/dev/null |
+        while IFS=/ read -r _ _ pid _; do
+            echo "$pid $(cat "/proc/$pid/comm" 2>/dev/null)"
+        done
 }
 
 run_one() { # name timeout command...
     local name=$1 limit=$2; shift 2
-    local start=$SECONDS left
-    session_procs >"$log.before"
+    local start=$SECONDS left token="$name.$$.$RANDOM"
     : >"$log"
-    timeout --kill-after=10 "$limit" "$@" 2>"$log.err" | tee -a "$log" | grep -E '^(PASS|FAIL|SKIP):'
+    HSSPY_TEST_RUN=$token timeout --kill-after=10 "$limit" "$@" 2>"$log.err" |
+        tee -a "$log" | grep -E '^(PASS|FAIL|SKIP):'
     local rc=${PIPESTATUS[0]}
     # (a process killed as its test ended may take a moment to go)
-    session_procs >"$log.after"
-    left=$(comm -13 "$log.before" "$log.after")
-    [ -n "$left" ] && sleep 1 && session_procs >"$log.after" &&
-        left=$(comm -13 "$log.before" "$log.after")
+    left=$(leftovers "$token")
+    [ -n "$left" ] && sleep 1 && left=$(leftovers "$token")
     if [ -n "$left" ]; then
         echo "FAIL: $name: left processes running: $(echo "$left" | head -n 5 | tr '\n' ' ')" |
             tee -a "$log"
