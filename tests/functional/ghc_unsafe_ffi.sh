@@ -88,13 +88,14 @@ integers() { # SUITE CASE-PREFIX RTS
 # needed: some 25 samples in 2 s went deeper than the copy, and some were
 # under a Haskell frame of another moment, GHC.Num's or the clock's; a
 # printf from an unsafe call, the runtime's errorBelch, was [invalid].)
-# Recorded 3 s: in 2 s, a busy machine left 13 or 14 samples of the call,
-# under the 15 the check needs to mean something.
+# Recorded 5 s: in 2 s, a busy machine left 13 or 14 samples of the call,
+# under the 15 the check needs to mean something, and so did 3 s beside
+# another test.
 deep_call() { # SUITE CASE-PREFIX
     local suite=$1 c=$2 prog
     prog=$(hs_build "$suite" deepffi deepffi.hs deepffi_c.c -- -O1 -threaded -rtsopts) ||
         { fail "$c-build" "ghc could not build deepffi.hs"; return; }
-    hs_record "$suite" /dev/null "$T/err" -q -F 999 -d 3 -f raw -o "$T/deep.raw" -- "$prog" 3.5
+    hs_record "$suite" /dev/null "$T/err" -q -F 999 -d 5 -f raw -o "$T/deep.raw" -- "$prog" 5.5
     check_status "$c-deep-call-record" $? "$T/err"
     : >"$T/err"
     raw_reports "$T/deep.raw" "$T/deep" "$T/err"

@@ -107,14 +107,17 @@ check_status "leaderless-record" $? "$T/leaderless.err"
 "$HSSPY" report -f folded -o "$T/leaderless.folded" "$T/leaderless.raw" 2>>"$T/leaderless.err"
 "$HSSPY" report -f report -o "$T/leaderless.report" "$T/leaderless.raw" 2>>"$T/leaderless.err"
 # check_leaderless NAME FOLDED REPORT: the thread's samples named under
-# start_thread;alone, its last one 100 frames deep, no error.
+# start_thread;alone (in spin_for, or in its dive: how long the dive lasts
+# depends on when a stop comes, and a thread preempted at a tick is not
+# stopped, so on a busy machine it may be a sixth of the samples), its
+# last one 100 frames deep, no error.
 check_leaderless() {
-    local all spin deep
+    local all named deep
     all=$(total_count "$2")
-    spin=$(count_matching "$2" ';start_thread;alone;spin_for( |;)')
+    named=$(count_matching "$2" ';start_thread;alone;(spin_for|dive)( |;)')
     deep=$(count_matching "$2" ';start_thread;alone;(dive;){100}exit_after_stop;')
-    check "$1-named" "$spin of $all samples under start_thread;alone;spin_for, $deep under its dive: $(sed -E 's/(dive;)+/dive;...;/' "$2" | sort -t' ' -k2 -rn | head -n 3 | cut -c1-160 | tr '\n' '|')" \
-        test "$all" -ge 100 -a "$((spin * 10))" -ge "$((all * 9))" -a "$deep" -ge 1
+    check "$1-named" "$named of $all samples under start_thread;alone;spin_for or its dive, $deep 100 calls deep: $(sed -E 's/(dive;)+/dive;...;/' "$2" | sort -t' ' -k2 -rn | head -n 3 | cut -c1-160 | tr '\n' '|')" \
+        test "$all" -ge 100 -a "$((named * 100))" -ge "$((all * 95))" -a "$deep" -ge 1
     check "$1-no-errors" "$(grep -E '^ *errors:' "$3")" grep -Eq '^ *errors: *0(;|$)' "$3"
 }
 check_leaderless leaderless "$T/leaderless.folded" "$T/leaderless.report"
