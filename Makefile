@@ -135,7 +135,7 @@ ghc-targets:
 	@tests/ghc-targets.sh >/dev/null
 
 check: deps
-	@$(MAKE) --no-print-directory hsspy unit workloads fuzzer ghc-targets
+	@$(MAKE) --no-print-directory -j$$(nproc) hsspy unit workloads fuzzer ghc-targets
 	@tests/run.sh
 
 # Longer runs than make check affords: a million fuzzed memory images and

@@ -14,8 +14,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-log=$(mktemp)
-trap 'rm -f "$log" "$log.err"' EXIT
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
 passed=0 failed=0 skipped=0
 
 selected() {
@@ -42,51 +42,98 @@ leftovers() { # TOKEN
         done
 }
 
-run_one() { # name timeout command...
+# run_one NAME TIMEOUT COMMAND...: run one test; what it says (its result
+# lines, and its error output if it failed) into $dir/NAME.report, its
+# tally ("PASSED FAILED SKIPPED") into $dir/NAME.tally, how long it took
+# into $dir/NAME.time.
+run_one() {
     local name=$1 limit=$2; shift 2
-    local start=$SECONDS left token="$name.$$.$RANDOM"
-    : >"$log"
+    local log="$dir/$name" start=$SECONDS left token="$name.$$.$RANDOM"
     HSSPY_TEST_RUN=$token timeout --kill-after=10 "$limit" "$@" 2>"$log.err" |
-        tee -a "$log" | grep -E '^(PASS|FAIL|SKIP):'
+        grep -E '^(PASS|FAIL|SKIP):' >"$log.report"
     local rc=${PIPESTATUS[0]}
     # (a process killed as its test ended may take a moment to go)
     left=$(leftovers "$token")
     [ -n "$left" ] && sleep 1 && left=$(leftovers "$token")
     if [ -n "$left" ]; then
-        echo "FAIL: $name: left processes running: $(echo "$left" | head -n 5 | tr '\n' ' ')" |
-            tee -a "$log"
+        echo "FAIL: $name: left processes running: $(echo "$left" | head -n 5 | tr '\n' ' ')" \
+            >>"$log.report"
         echo "$left" | awk '{ print $1 }' | xargs -r kill -9 2>/dev/null
     fi
     local p f s
-    p=$(grep -c '^PASS:' "$log"); f=$(grep -c '^FAIL:' "$log"); s=$(grep -c '^SKIP:' "$log")
+    p=$(grep -c '^PASS:' "$log.report"); f=$(grep -c '^FAIL:' "$log.report")
+    s=$(grep -c '^SKIP:' "$log.report")
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
             echo "FAIL: $name: timed out after ${limit}s"
         else
             echo "FAIL: $name: exited with status $rc without reporting a failure"
-        fi
-        sed 's/^/    /' "$log.err" | tail -n 20
+        fi >>"$log.report"
         f=1
-    elif [ "$f" -gt 0 ]; then
-        sed 's/^/    /' "$log.err" | tail -n 20
     fi
-    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-    echo "      ($name: $((SECONDS - start))s)" >&2
-    rm -f "$log.err"
+    [ "$f" -gt 0 ] && sed 's/^/    /' "$log.err" | tail -n 20 >>"$log.report"
+    echo "$((SECONDS - start))" >"$log.time"
+    echo "$p $f $s" >"$log.t" && mv "$log.t" "$log.tally"
 }
 
+# Tests run JOBS at a time (HSSPY_TEST_JOBS, 2 unless set), but those whose
+# script has a line "# alone: WHY" (they measure time or CPU shares that
+# another test's workloads would take) run first, one at a time, with
+# nothing beside them. Each test's lines are printed, together, as it ends.
+JOBS=${HSSPY_TEST_JOBS:-2}
+running=0
+
+finish() { # print and count the tests that have ended
+    local t name p f s
+    for t in "$dir"/*.tally; do
+        [ -e "$t" ] || continue
+        name=$(basename "$t" .tally)
+        cat "$dir/$name.report"
+        echo "      ($name: $(cat "$dir/$name.time")s)" >&2
+        read -r p f s <"$t"
+        passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+        rm -f "$dir/$name".*
+        running=$((running - 1))
+    done
+}
+
+start_one() { # NAME TIMEOUT COMMAND...
+    while [ "$running" -ge "$JOBS" ]; do
+        wait -n 2>/dev/null
+        finish
+    done
+    run_one "$@" &
+    running=$((running + 1))
+}
+
+drain() {
+    while [ "$running" -gt 0 ]; do
+        wait -n 2>/dev/null || sleep 0.1
+        finish
+    done
+}
+
+unit=() alone=() rest=()
 for t in build/tests/test_*; do
     [ -x "$t" ] || continue
-    name=$(basename "$t")
-    selected "$name" "$@" || continue
-    run_one "$name" 300 "$t"
+    selected "$(basename "$t")" "$@" && unit+=("$t")
 done
 for t in tests/functional/*.sh; do
     [ -f "$t" ] || continue
-    name=$(basename "$t" .sh)
-    selected "$name" "$@" || continue
-    run_one "$name" 600 bash "$t"
+    selected "$(basename "$t" .sh)" "$@" || continue
+    if grep -q '^# alone: ' "$t"; then alone+=("$t"); else rest+=("$t"); fi
 done
+for t in "${alone[@]}"; do
+    start_one "$(basename "$t" .sh)" 600 bash "$t"
+    drain
+done
+for t in "${unit[@]}"; do
+    start_one "$(basename "$t")" 300 "$t"
+done
+for t in "${rest[@]}"; do
+    start_one "$(basename "$t" .sh)" 600 bash "$t"
+done
+drain
 
 if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"

@@ -18,6 +18,7 @@
 # those registers once its syscall file has shown them. Without --idle a thread of a
 # program not GHC's asleep in a call is idle, its stack never shown: then
 # nothing of it is read at all (with --idle, every time).
+# alone: counts the nappers' context switches, which another test's load would add to
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 

@@ -12,6 +12,7 @@
 # stands for: the file's longest (otherData.longest_sample_us, one period
 # of 5 ms on a quiet machine, more where hsspy missed ticks on a machine
 # loaded far beyond its CPUs) is allowed on top, once per end.
+# alone: compares the phases' lengths with how long they ran, which another test's load would stretch
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 

@@ -3,6 +3,7 @@
 # sleep), within 3 points; FFI samples show their Haskell caller below the C
 # frames; the RTS's own threads get their roles and count as idle. For
 # every GHC version this machine has (ghc_targets in lib.sh).
+# alone: compares tag shares with the workload's own timing within 3 points
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 

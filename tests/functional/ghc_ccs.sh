@@ -10,6 +10,7 @@
 # -prof gets one line and a non-zero exit before it is touched. Threaded and
 # non-threaded RTS. Host GHC only: the chroots' GHCs have no profiling
 # libraries (ghc-prof).
+# alone: compares shares with GHC's own profiler's within 5 points
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 

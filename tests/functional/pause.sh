@@ -7,6 +7,7 @@
 # its switch, with the time to stop ending there; without per-CPU events
 # (--no-perf-events) none is, and the report says nothing of it. The
 # registers of those stops come from the sample of that switch.
+# alone: times stops, which another test's load would lengthen
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 

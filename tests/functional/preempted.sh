@@ -11,6 +11,7 @@
 # preempted before the next tick; at 500 Hz whether it was depended on
 # how the slices fell against the ticks: 35 to 272 in 1000 ticks there,
 # from one minute to the next, with this hsspy and the one before it.
+# alone: pins its spinners to one CPU and hsspy to the other
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 

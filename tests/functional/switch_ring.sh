@@ -10,6 +10,7 @@
 # none is lost either. So too with --nonblocking, whose rings also hold the
 # samples' stacks: the newest of each thread's is copied out before its
 # ring is released (before, at 2 Hz they lost records at 7 ticks of 8).
+# alone: counts the rings' lost records at rates another test's switches would change
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 

@@ -9,6 +9,7 @@
 # hsspy may watch every CPU, else one per thread), which the report names,
 # with --per-thread-events by each thread's own, and with --no-perf-events
 # by /proc schedstat alone.
+# alone: counts the waiting threads' context switches
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
