@@ -26,7 +26,8 @@ for suite in $GHC_TARGETS; do
     c=ghc-$(ghc_version "$suite")
     prog=$(hs_build "$suite" rtswork rtswork.hs -- -O1 -threaded -rtsopts) ||
         { fail "$c-build" "ghc could not build rtswork.hs"; continue; }
-    hs_record "$suite" /dev/null "$T/err" -q -F 499 -d 2 -o "$T/sparks.folded" -- "$prog" sparks 2.5 +RTS -N2 -RTS
+    # (4 s: beside another test, 2 s left 35 samples in newSpark)
+    hs_record "$suite" /dev/null "$T/err" -q -F 499 -d 4 -o "$T/sparks.folded" -- "$prog" sparks 4.5 +RTS -N2 -RTS
     check_status "$c-sparks-record" $? "$T/err"
     rts_work "$c-sparks" "$T/sparks.folded" newSpark 50
     hs_record "$suite" /dev/null "$T/err" -q -F 499 -d 2 -o "$T/mutvar.folded" -- "$prog" mutvar 2.5 +RTS -N2 -RTS

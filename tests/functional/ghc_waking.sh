@@ -16,6 +16,7 @@
 # (ghc_blocked), nor then woken. A ring per thread says that the thread
 # slept again, not where: its syscall file does (before, the stop's
 # sample was repeated through the doze in 3 runs of 20).
+# alone: its watcher must see a stop while it lasts, which another test's load delays
 . "$(dirname "$0")/../lib.sh"
 require_ptrace
 
