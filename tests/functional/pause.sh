@@ -31,7 +31,7 @@ record() {
     shift
     bg "$W/work" 2 3000 >/dev/null
     pid=$!
-    wait_for_threads "$pid" 3
+    check "$c-started" "work did not start its two spinners in 5 s" wait_for_threads "$pid" 3
     "$HSSPY" record -q -F 1000 -d 1 "$@" -f report -o "$T/$c.report" -p "$pid" 2>"$T/err"
     check_status "$c-record" $? "$T/err"
     kill "$pid" 2>/dev/null
