@@ -250,10 +250,14 @@ check "by-tid-to-its-end" "$slept samples of main's sleep after the thread's end
 check_status "stdio-record" $? "$T/stdio.err"
 "$HSSPY" report -f folded -o "$T/stdio.folded" "$T/stdio.raw" 2>>"$T/stdio.err"
 "$HSSPY" report -f report -o "$T/stdio.report" "$T/stdio.raw" 2>>"$T/stdio.err"
+# Every sample in fclose is under its callers, down to _start. (How many
+# there are varies with the machine's load: 73 to 97 of some 1,500 alone,
+# 23 to 137 beside busy processes.)
 all=$(total_count "$T/stdio.folded")
-closing=$(count_matching "$T/stdio.folded" '^_start;__libc_start_main;__libc_start_call_main;main;(round_of_lines[.a-z0-9]*;)?_IO_fclose;_IO_file_close_it;')
-check "stdio-callers" "$closing of $all samples under main;[round_of_lines;]_IO_fclose;_IO_file_close_it: $(sort -t' ' -k2 -rn "$T/stdio.folded" | head -n 3 | tr '\n' '|')" \
-    test "$all" -ge 1000 -a "$closing" -ge 50
+closing=$(count_matching "$T/stdio.folded" '(^|;)(_IO_fclose|_IO_file_close_it)(;| )')
+rooted=$(count_matching "$T/stdio.folded" '^_start;__libc_start_main;__libc_start_call_main;main;(round_of_lines[.a-z0-9]*;)?_IO_fclose(;| )')
+check "stdio-callers" "$rooted of $all samples under main;[round_of_lines;]_IO_fclose, of $closing in _IO_fclose or _IO_file_close_it: $(grep -E '(^|;)(_IO_fclose|_IO_file_close_it)(;| )' "$T/stdio.folded" | sort -t' ' -k2 -rn | head -n 3 | tr '\n' '|')" \
+    test "$all" -ge 1000 -a "$rooted" -ge 20 -a "$rooted" -eq "$closing"
 check_copied "stdio-copy-enough" "$T/stdio.report"
 
 # A C stack much deeper now and then than in the samples before
