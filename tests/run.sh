@@ -10,6 +10,9 @@
 # that leaves processes running (they are killed). The last line is
 # "N passed, N failed, N skipped".
 #
+# Tests run two at a time (HSSPY_TEST_JOBS=N for N), those marked
+# "# alone: WHY" first and by themselves (below).
+#
 # Usage: tests/run.sh [SUBSTRING...]   (run only tests whose name contains one)
 set -u
 cd "$(dirname "$0")/.." || exit 1
