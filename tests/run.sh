@@ -100,21 +100,21 @@ finish() { # print and count the tests that have ended
     done
 }
 
+# Wait for a test to end, and print it. (Should a test's run_one be killed
+# before its tally, no job is left running: nothing more to wait for.)
+reap() {
+    wait -n 2>/dev/null
+    finish
+    [ -z "$(jobs -pr)" ] && running=0
+}
+
 start_one() { # NAME TIMEOUT COMMAND...
-    while [ "$running" -ge "$JOBS" ]; do
-        wait -n 2>/dev/null
-        finish
-    done
+    while [ "$running" -ge "$JOBS" ]; do reap; done
     run_one "$@" &
     running=$((running + 1))
 }
 
-drain() {
-    while [ "$running" -gt 0 ]; do
-        wait -n 2>/dev/null || sleep 0.1
-        finish
-    done
-}
+drain() { while [ "$running" -gt 0 ]; do reap; done; }
 
 unit=() alone=() rest=()
 for t in build/tests/test_*; do
