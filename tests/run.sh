@@ -84,7 +84,8 @@ run_one() {
 # another test's workloads would take) run first, one at a time, with
 # nothing beside them. Each test's lines are printed, together, as it ends.
 JOBS=${HSSPY_TEST_JOBS:-2}
-running=0
+declare -A name_of=() printed=()
+pids=() # the tests' run_one processes not yet seen gone
 
 finish() { # print and count the tests that have ended
     local t name p f s
@@ -96,25 +97,39 @@ finish() { # print and count the tests that have ended
         read -r p f s <"$t"
         passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
         rm -f "$dir/$name".*
-        running=$((running - 1))
+        printed[$name]=1
     done
 }
 
-# Wait for a test to end, and print it. (Should a test's run_one be killed
-# before its tally, no job is left running: nothing more to wait for.)
+# Wait for a test to end, and print it. Which tests still run is told by
+# their processes (kill -0; one ended but not yet waited for still counts,
+# and the next wait returns at once), not by the shell's job table (which
+# once said none ran while one did: the run ended without it). A run_one
+# gone without its tally (killed) is a failure.
 reap() {
-    wait -n 2>/dev/null
-    finish
-    [ -z "$(jobs -pr)" ] && running=0
+    local p gone=() alive=()
+    # (127: the shell knows of no child to wait for: look again soon)
+    wait -n 2>/dev/null || [ $? -ne 127 ] || sleep 0.2
+    for p in "${pids[@]}"; do
+        if kill -0 "$p" 2>/dev/null; then alive+=("$p"); else gone+=("$p"); fi
+    done
+    pids=("${alive[@]}")
+    finish # (after the look: the gone wrote their tallies before it)
+    for p in "${gone[@]}"; do
+        [ -n "${printed[${name_of[$p]}]:-}" ] && continue
+        echo "FAIL: ${name_of[$p]}: its runner ended without a tally"
+        failed=$((failed + 1))
+    done
 }
 
 start_one() { # NAME TIMEOUT COMMAND...
-    while [ "$running" -ge "$JOBS" ]; do reap; done
+    while [ ${#pids[@]} -ge "$JOBS" ]; do reap; done
     run_one "$@" &
-    running=$((running + 1))
+    pids+=($!)
+    name_of[$!]=$1
 }
 
-drain() { while [ "$running" -gt 0 ]; do reap; done; }
+drain() { while [ ${#pids[@]} -gt 0 ]; do reap; done; }
 
 unit=() alone=() rest=()
 for t in build/tests/test_*; do
