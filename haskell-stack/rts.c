@@ -925,13 +925,19 @@ static void find_updatees(const struct rts *r, const struct memimg *img, uint64_
     }
 }
 
-/* Copy the headers (info pointers) of u's thunks, in one process_vm_readv;
- * not noted for the thread's next capture (its thunks are others then). */
-static void grab_updatees(pid_t pid, struct memimg *img, const struct updatees *u)
+/* Copy the headers (info pointers) of u's thunks, in one process_vm_readv,
+ * but those read already. With note (a thread running Haskell code), they
+ * are noted for its next capture, which reads them ahead with its stack:
+ * a thread still forcing the same thunks then (two samples of three with
+ * update frames in the bench workload; a lazy fold's change every sample)
+ * needs no read after its stack's for them. */
+static void grab_updatees(pid_t pid, struct memimg *img, const struct updatees *u, bool note)
 {
     struct remote_req q[RTS_UPDATEE_CAPTURE];
     size_t n = 0;
     for (size_t i = 0; i < u->n; i++) {
+        if (note)
+            memimg__note(img, u->addr[i], 8);
         if (memimg__ptr_own(img, u->addr[i], 8))
             continue;
         uint8_t *p = memimg__add(img, u->addr[i], 8);
@@ -993,7 +999,7 @@ static void grab_chunks(const struct rts *r, pid_t pid, struct memimg *img, uint
             break;
         stack = next;
     }
-    grab_updatees(pid, img, &u);
+    grab_updatees(pid, img, &u, running);
 }
 
 /* The TSO, copied, and its stack chunk (0 if unreadable). */

@@ -43,10 +43,11 @@ struct stg_info_cache;
  * the program, and untrusted). */
 #define RTS_MAX_CHUNK_WORDS (1u << 24)
 /* The thunks of at most this many update frames, the nearest Sp, have
- * their headers copied while the thread is stopped (one process_vm_readv):
- * a thunk is updated, blackholed or moved by the collector within
- * microseconds of the thread running on, and then names no code. The
- * walk reads the others' from the live program. */
+ * their headers copied while the thread is stopped (one process_vm_readv,
+ * or none when the thread's last capture found the same ones: read ahead
+ * with its stack): a thunk is updated, blackholed or moved by the
+ * collector within microseconds of the thread running on, and then names
+ * no code. The walk reads the others' from the live program. */
 #define RTS_UPDATEE_CAPTURE 16
 #define RTS_UPDATEE_SCAN (32 * 1024) /* bytes of stack looked through for them */
 

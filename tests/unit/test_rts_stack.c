@@ -182,6 +182,90 @@ TEST(capture_stack_from_registers)
     free(t.mem);
 }
 
+/* The thunks a running thread forces (its update frames' updatees) have
+ * their headers copied while it is stopped, and noted for its next
+ * capture, which reads them ahead with its stack: a thread still forcing
+ * them then needs no read for them, one forcing others one read. A
+ * suspended thread's are not noted (its OS thread runs other code). */
+#define UPD_INFO 0x4d0000ull
+#define THUNK_INFO 0x4e0000ull
+static bool noted(const struct memimg *img, uint64_t addr, size_t len)
+{
+    for (size_t i = 0; i < img->nnotes; i++)
+        if (img->notes[i].addr == addr && img->notes[i].len == len)
+            return true;
+    return false;
+}
+
+/* What a thread's next capture reads ahead: the ranges its last noted. */
+static void read_noted(const struct memimg *last, struct memimg *img)
+{
+    for (size_t i = 0; i < last->nnotes; i++) {
+        const struct memimg_note *nt = &last->notes[i];
+        if (memimg__ptr_own(img, nt->addr, nt->len))
+            continue;
+        uint8_t *p = memimg__add(img, nt->addr, nt->len);
+        struct remote_req q = {nt->addr, p, nt->len, 0};
+        remote__batch(getpid(), &q, 1);
+        memimg__set_len(img, nt->addr, q.got);
+    }
+}
+
+TEST(thunk_headers_noted_for_next_capture)
+{
+    struct target t;
+    struct memimg img, next;
+    uint64_t w;
+    setup(&t);
+    const struct rts_layout *L = t.r.L;
+    uint64_t base = (uint64_t)(uintptr_t)t.mem, thunk = base + 0x6000, thunk2 = base + 0x6100;
+    t.r.upd_frame_info[0] = UPD_INFO;
+    memcpy((void *)(uintptr_t)thunk, &(uint64_t){THUNK_INFO}, 8);
+    memcpy((void *)(uintptr_t)thunk2, &(uint64_t){THUNK_INFO + 64}, 8);
+    /* An update frame at Sp, forcing thunk. */
+    memcpy((void *)(uintptr_t)t.regs.rbp, &(uint64_t){UPD_INFO}, 8);
+    put(t.regs.rbp, L->update_frame.updatee, thunk);
+
+    /* First capture: its header read after the chunk's, and noted. */
+    CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
+    read_guess(&t, &img);
+    unsigned long before = remote__calls();
+    rts__capture_thread(&t.r, getpid(), getpid(), &t.regs, &img);
+    CHECK_EQ_INT(remote__calls() - before, 4); /* Task's slot, Task, Capability; the header */
+    CHECK(memimg__read_u64(&img, thunk, &w) == 0 && w == THUNK_INFO);
+    CHECK(noted(&img, thunk, 8));
+
+    /* Still forcing it: read ahead, no read after the stack's. */
+    CHECK_EQ_INT(memimg__init(&next, 1 << 20, 64), 0);
+    read_noted(&img, &next);
+    before = remote__calls();
+    rts__capture_thread(&t.r, getpid(), getpid(), &t.regs, &next);
+    CHECK_EQ_INT(remote__calls() - before, 0);
+    CHECK(memimg__read_u64(&next, thunk, &w) == 0 && w == THUNK_INFO);
+    memimg__free(&img);
+
+    /* Forcing another: the old one read ahead in vain, the new one read. */
+    put(t.regs.rbp, L->update_frame.updatee, thunk2);
+    CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
+    read_noted(&next, &img);
+    before = remote__calls();
+    rts__capture_thread(&t.r, getpid(), getpid(), &t.regs, &img);
+    CHECK_EQ_INT(remote__calls() - before, 1);
+    CHECK(memimg__read_u64(&img, thunk2, &w) == 0 && w == THUNK_INFO + 64);
+    CHECK(noted(&img, thunk2, 8) && !noted(&img, thunk, 8));
+    memimg__free(&img);
+    memimg__free(&next);
+
+    /* A suspended thread's thunks: read, not noted. */
+    CHECK_EQ_INT(memimg__init(&img, 1 << 20, 64), 0);
+    put(t.obj, L->stack.sp, t.regs.rbp);
+    rts__grab_stack(&t.r, getpid(), &img, t.tso);
+    CHECK(memimg__read_u64(&img, thunk2, &w) == 0 && w == THUNK_INFO + 64);
+    CHECK(!noted(&img, thunk2, 8));
+    memimg__free(&img);
+    free(t.mem);
+}
+
 /* Registers a C function has reused (an unsafe foreign call), or that
  * point at something that is not a STACK: the TSO decides, as without
  * registers. Its chunk is copied from Sp if rbp still holds it, else all of
