@@ -1927,8 +1927,9 @@ static int record_one(const struct record_opts *o, struct record_opts *next, boo
         int st;
         pid_t ended = waitpid(pid, &st, WNOHANG);
         /* (Ctrl-C: the command's SIGINT, passed on as hsspy let it go, may
-         * take a moment to end it on a busy machine.) */
-        for (int i = 0; ended == 0 && r.stop_sig == SIGINT && i < 20; i++) {
+         * take a moment to end it on a busy machine: 200 ms was once too
+         * little for a test beside another; up to a second.) */
+        for (int i = 0; ended == 0 && r.stop_sig == SIGINT && i < 100; i++) {
             struct timespec ts = {0, 10000000};
             nanosleep(&ts, NULL);
             ended = waitpid(pid, &st, WNOHANG);
