@@ -81,17 +81,26 @@ static void setup(struct target *t)
     t->regs.rbp = t->end - 256;
 }
 
+/* Read ranges into the image (those it holds already skipped), one
+ * read each. */
+static void read_ranges(struct memimg *img, const struct memimg_note *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (memimg__ptr_own(img, r[i].addr, r[i].len))
+            continue;
+        uint8_t *p = memimg__add(img, r[i].addr, r[i].len);
+        struct remote_req q = {r[i].addr, p, r[i].len, 0};
+        remote__batch(getpid(), &q, 1);
+        memimg__set_len(img, r[i].addr, q.got);
+    }
+}
+
 /* What a capture does first: read the guessed ranges into the image. */
 static size_t read_guess(struct target *t, struct memimg *img)
 {
     struct memimg_note g[2];
     size_t n = rts__guess_stack(&t->r, &t->regs, g, 2);
-    for (size_t i = 0; i < n; i++) {
-        uint8_t *p = memimg__add(img, g[i].addr, g[i].len);
-        struct remote_req q = {g[i].addr, p, g[i].len, 0};
-        remote__batch(getpid(), &q, 1);
-        memimg__set_len(img, g[i].addr, q.got);
-    }
+    read_ranges(img, g, n);
     return n;
 }
 
@@ -200,15 +209,7 @@ static bool noted(const struct memimg *img, uint64_t addr, size_t len)
 /* What a thread's next capture reads ahead: the ranges its last noted. */
 static void read_noted(const struct memimg *last, struct memimg *img)
 {
-    for (size_t i = 0; i < last->nnotes; i++) {
-        const struct memimg_note *nt = &last->notes[i];
-        if (memimg__ptr_own(img, nt->addr, nt->len))
-            continue;
-        uint8_t *p = memimg__add(img, nt->addr, nt->len);
-        struct remote_req q = {nt->addr, p, nt->len, 0};
-        remote__batch(getpid(), &q, 1);
-        memimg__set_len(img, nt->addr, q.got);
-    }
+    read_ranges(img, last->notes, last->nnotes);
 }
 
 TEST(thunk_headers_noted_for_next_capture)
