@@ -523,7 +523,10 @@ void tracee__detach(struct tracee *t, int timeout_ms);
 void tracee__free(struct tracee *t);
 
 /* The signals hsspy waits for synchronously (SIGCHLD for ptrace events and
- * SIGINT/SIGTERM/SIGHUP to stop recording); blocked while recording. */
+ * SIGINT/SIGTERM/SIGHUP to stop recording); blocked while recording. The
+ * caller of tracee__collect and tracee__wait must block them: SIGCHLD,
+ * ignored by default, is otherwise discarded, and a wait that has found
+ * nothing does not look again until one comes. */
 void tracee__signal_set(sigset_t *set);
 
 /* Wait for events until deadline_ns (monotonic); returns early, with the
