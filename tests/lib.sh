@@ -69,6 +69,12 @@ raw_reports() {
     "$HSSPY" report -f report -o "$2.report" "$1" 2>>"$3"
 }
 
+# What a sample in deepffi_c.c's or deepcall.c's deep_frame may end with
+# (an ERE, to the end of the line): deep_frame itself, one frame under it (deep_work,
+# memset, the PLT stub on the way, memset@plt), or at the stub's first call
+# the dynamic linker binding it (_dl_runtime_resolve* and what it calls).
+DEEP_FRAME_LEAF='deep_frame(;[_a-z0-9]+(@plt)?|;_dl_runtime_resolve[_a-z0-9]*(;[^; ]+)*)? [0-9]+$'
+
 # check_rooted NAME FOLDED LEAF ROOTED MIN WHAT: at least MIN samples of
 # FOLDED have a frame matching LEAF, and every one of them is a line
 # matching ROOTED (WHAT says which, in the failure, with the others).

@@ -83,9 +83,8 @@ integers() { # SUITE CASE-PREFIX RTS
 # where unwinds reached Haskell code before, however deep the call, so no
 # sample's outer frames are read from the program after it ran on, and
 # each sample of the call is under the Haskell code that made it and the
-# main thread's root (its leaf deep_frame or what it calls: deep_work,
-# memset, or the PLT stub on the way, memset@plt, or at the stub's first
-# call the dynamic linker binding it, _dl_runtime_resolve*...). (Before,
+# main thread's root (its leaf deep_frame or what it calls:
+# DEEP_FRAME_LEAF in tests/lib.sh). (Before,
 # the copy grew from what the last samples had
 # needed: some 25 samples in 2 s went deeper than the copy, and some were
 # under a Haskell frame of another moment, GHC.Num's or the clock's; a
@@ -102,7 +101,7 @@ deep_call() { # SUITE CASE-PREFIX
     : >"$T/err"
     raw_reports "$T/deep.raw" "$T/deep" "$T/err"
     check_rooted "$c-deep-call-callers" "$T/deep.folded" ';deep_frame(;|$| )' \
-        '^\[unsafe-ffi\];\[catch\];Main\.main[0-9]*;(Main\.[^;]+;)+deep_frame(;[_a-z0-9]+(@plt)?|;_dl_runtime_resolve[_a-z0-9]*(;[^; ]+)*)? [0-9]+$' \
+        '^\[unsafe-ffi\];\[catch\];Main\.main[0-9]*;(Main\.[^;]+;)+'"$DEEP_FRAME_LEAF" \
         15 "deep_frame under main and Main's code alone"
     check_copied "$c-deep-call-copy-enough" "$T/deep.report"
 }
