@@ -211,7 +211,7 @@ static void outermost_callers(struct rts *r, struct unwinder *uw,
 {
     struct unwind_result below;
     int from = res->n;
-    if (!v->incall || rts__own_call(r, img, v->task, tc->tid) || from >= max - 2)
+    if (!v->incall || rts__own_call(r, img, v->task, v->incall, tc->tid) || from >= max - 2)
         return;
     if (unwind__below_stg(uw, &tc->regs, rsp, img, out + from, max - from - 1, &below)) {
         if (below.stack_used > res->ur.stack_used)
@@ -219,8 +219,10 @@ static void outermost_callers(struct rts *r, struct unwinder *uw,
         res->ur.live_reads += below.live_reads;
         if (below.n >= 1 && frame_in(&out[from], &r->sched) && !below.reached_haskell &&
             !below.error && !below.live_reads) {
-            if (any_frame_in(out + from, below.n, &r->own_entry))
+            if (any_frame_in(out + from, below.n, &r->own_entry)) {
+                rts__saw_own_call(r, tc->tid, v->incall);
                 return;
+            }
             res->n = from + below.n;
             if (below.bottom || (res->n > 0 && out[res->n - 1].kind == FK_TRUNCATED))
                 return;

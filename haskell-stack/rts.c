@@ -1136,23 +1136,37 @@ enum { SYNC_GC_SEQ = 1, SYNC_GC_PAR = 2, SYNC_FLUSH_UPD_REM_SET = 3 };
  * runtime's way in and the C code below it (see rts__own_call). */
 #define CALLERS_C_STACK 16384
 
-bool rts__own_call(const struct rts *r, const struct memimg *img, uint64_t task, pid_t tid)
+bool rts__own_call(const struct rts *r, const struct memimg *img, uint64_t task,
+                   uint64_t incall, pid_t tid)
 {
     uint64_t worker;
     if (rts_layout__has(r->L->task.worker) && rts__field(img, task, r->L->task.worker, &worker) &&
         (worker & 0xff))
         return true;
-    return r->hs_main && tid == r->pid;
+    if (r->hs_main && tid == r->pid)
+        return true;
+    size_t k = (size_t)tid % RTS_OWN_CALLS;
+    return tid > 0 && incall && r->own_calls[k].tid == tid && r->own_calls[k].incall == incall;
+}
+
+void rts__saw_own_call(struct rts *r, pid_t tid, uint64_t incall)
+{
+    size_t k = (size_t)tid % RTS_OWN_CALLS;
+    r->own_calls[k].tid = tid;
+    r->own_calls[k].incall = incall;
 }
 
 /* The InCalls a callback left (see rts__outer), and the stacks of their
  * suspended TSOs: nothing to read but one field of the InCall already
- * copied, unless calls nest. How many there are. */
-static int grab_outer_calls(const struct rts *r, pid_t pid, struct memimg *img, uint64_t incall)
+ * copied, unless calls nest. How many there are; *outermost gets the last
+ * InCall read (incall itself when it is in no other). */
+static int grab_outer_calls(const struct rts *r, pid_t pid, struct memimg *img, uint64_t incall,
+                            uint64_t *outermost)
 {
     const struct rts_layout *L = r->L;
     uint64_t prev, tso;
     int n = 0;
+    *outermost = incall;
     if (!rts_layout__has(L->incall.prev_stack))
         return 0;
     for (; n < RTS_OUTER_CALLS && incall; n++) {
@@ -1163,6 +1177,7 @@ static int grab_outer_calls(const struct rts *r, pid_t pid, struct memimg *img, 
             !rts__threaded(tso, r->stg_TSO_info))
             rts__grab_stack(r, pid, img, tso);
         incall = prev;
+        *outermost = prev;
     }
     return n;
 }
@@ -1186,13 +1201,14 @@ void rts__capture_thread(const struct rts *r, pid_t pid, pid_t tid,
          * and so on for each call it is nested in, which the unwind reads
          * after the thread has resumed. Each level is StgRun's reserve
          * and some C frames further up the stack. */
-        int outer = grab_outer_calls(r, pid, img, incall);
+        uint64_t outermost;
+        int outer = grab_outer_calls(r, pid, img, incall, &outermost);
         for (int i = 1; i <= outer && r->c_reserved; i++)
             rts__grab(pid, img, regs->rsp + (uint64_t)i * r->c_reserved,
                       (size_t)i * CALLBACK_C_STACK);
         /* Below the outermost, the C code that made it, to the thread's
          * start; unless the runtime made it itself. */
-        if (r->c_reserved && !rts__own_call(r, img, task, tid))
+        if (r->c_reserved && !rts__own_call(r, img, task, outermost, tid))
             rts__grab(pid, img, regs->rsp + (uint64_t)(outer + 1) * r->c_reserved,
                       (size_t)outer * CALLBACK_C_STACK + CALLERS_C_STACK);
     }

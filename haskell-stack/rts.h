@@ -50,6 +50,10 @@ struct stg_info_cache;
  * no code. The walk reads the others' from the live program. */
 #define RTS_UPDATEE_CAPTURE 16
 #define RTS_UPDATEE_SCAN (32 * 1024) /* bytes of stack looked through for them */
+/* Threads whose outermost call is known to be the runtime's own by its C
+ * frames (rts__saw_own_call): a slot each, by tid (another thread's in the
+ * same slot takes it, and the first is unwound again). */
+#define RTS_OWN_CALLS 64
 
 struct code_range {
     uint64_t lo, hi;
@@ -122,6 +126,10 @@ struct rts {
     struct code_ranges own_entry; /* hs_main and those start routines: the runtime's
                                    * own ways into Haskell code (see rts__own_call) */
     bool hs_main;                 /* the program has hs_main: a Haskell main */
+    struct {                      /* rts__saw_own_call's, by tid (a slot each) */
+        pid_t tid;
+        uint64_t incall;
+    } own_calls[RTS_OWN_CALLS];
     struct code_ranges init;      /* hs_init, hs_init_ghc, ...: the runtime starting */
     struct code_ranges mark;      /* the nonmoving collector's mark thread's own function */
     struct code_ranges wait_cond; /* waitCondition, where that thread waits for work (9.10) */
@@ -180,13 +188,22 @@ void rts__free(struct rts *r);
 void rts__capture_thread(const struct rts *r, pid_t pid, pid_t tid,
                          const struct user_regs_struct *regs, struct memimg *img);
 
-/* Is the outermost call into Haskell of thread tid, whose Task is task, the
- * runtime's own: a worker's (the scheduler's loop it was started in), or,
- * in a program with a Haskell main, the first thread's (hs_main's)? Those
- * samples leave the C frames below the call out (the same few under every
- * sample); a call C code made (a foreign export called from a thread of
- * its own, or from a C main) shows its C callers. */
-bool rts__own_call(const struct rts *r, const struct memimg *img, uint64_t task, pid_t tid);
+/* Is the outermost call into Haskell of thread tid, whose Task is task and
+ * that call's InCall incall, the runtime's own: a worker's (the scheduler's
+ * loop it was started in), in a program with a Haskell main the first
+ * thread's (hs_main's), or one whose C frames a walk found to reach one of
+ * the runtime's start routines (a forkOS thread's: rts__saw_own_call)?
+ * Those samples leave the C frames below the call out (the same few under
+ * every sample); a call C code made (a foreign export called from a thread
+ * of its own, or from a C main) shows its C callers. */
+bool rts__own_call(const struct rts *r, const struct memimg *img, uint64_t task,
+                   uint64_t incall, pid_t tid);
+
+/* A walk found that the outermost call of thread tid, InCall incall, came
+ * from one of the runtime's start routines: its later captures need not
+ * copy the C stack below it, nor its walks unwind it, while that call
+ * lasts (a forkOS thread's: its whole life). */
+void rts__saw_own_call(struct rts *r, pid_t tid, uint64_t incall);
 
 /* During a thread's stop, before anything is read: where its STG stack chunk
  * is, if it runs Haskell code, from its registers alone. SpLim (r15 on
