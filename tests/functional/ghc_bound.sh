@@ -19,8 +19,9 @@ bound() { # SUITE CASE-PREFIX
     n=$(count_matching "$T/bound.folded" '^\[haskell\];stg_forceIO_info;.*Main\.([$]w)?spin(;|$| )')
     check "$c-frames" "$n of $all [haskell] samples are Main.spin under stg_forceIO_info: $(sort -t' ' -k2 -rn "$T/bound.folded" | head -n 3 | cut -c1-200 | tr '\n' '|')" \
         test "$all" -ge 300 -a "$n" -ge $((all * 9 / 10))
-    hs=$(count_matching "$T/bound.folded" '^\[haskell\];.*(forkOS_createThreadWrapper|start_thread)')
-    check "$c-no-c-callers" "$hs [haskell] samples with the runtime's C frames below them: $(grep -E '^\[haskell\];.*start_thread' "$T/bound.folded" | head -n 2 | cut -c1-200 | tr '\n' '|')" \
+    local below='^\[haskell\];.*(forkOS_createThreadWrapper|start_thread)'
+    hs=$(count_matching "$T/bound.folded" "$below")
+    check "$c-no-c-callers" "$hs [haskell] samples with the runtime's C frames below them: $(grep -E "$below" "$T/bound.folded" | head -n 2 | cut -c1-200 | tr '\n' '|')" \
         test "$hs" -eq 0
     hs_record "$suite" /dev/null "$T/err" -q -F 499 -f report -o "$T/bound.report" -- "$prog" 2
     check_status "$c-record-report" $? "$T/err"
